@@ -1,0 +1,49 @@
+#include "schedules/generators.h"
+
+#include <array>
+#include <fmt/format.h>
+
+#include "schedules/input_error.h"
+
+namespace pipegrid {
+
+namespace {
+
+constexpr std::array kGenerators = {
+    GeneratorInfo{"gpipe", "all forwards, then all backwards (Huang et al. 2019)", 1, true, generate_gpipe},
+    GeneratorInfo{"1f1b", "one forward, one backward after a warmup (PipeDream-Flush)", 1, true, generate_1f1b},
+    GeneratorInfo{"interleaved", "1F1B over v chunks per rank in Megatron-LM's order (Narayanan et al. 2021)", 2,
+                  false, generate_interleaved},
+};
+
+std::string known_names() {
+  std::string names;
+  for (const auto& g : kGenerators) names += (names.empty() ? "" : ", ") + std::string(g.name);
+  return names;
+}
+
+}  // namespace
+
+std::span<const GeneratorInfo> schedule_generators() { return kGenerators; }
+
+const GeneratorInfo* find_generator(std::string_view name) {
+  for (const auto& g : kGenerators)
+    if (g.name == name) return &g;
+  return nullptr;
+}
+
+Schedule generate_schedule(std::string_view name, ScheduleParams params) {
+  const GeneratorInfo* generator = find_generator(name);
+  if (!generator) throw InputError(fmt::format("--schedule {}: unknown schedule; known: {}", name, known_names()));
+  if (params.ranks < 1) throw InputError(fmt::format("--pp {}: must be at least 1", params.ranks));
+  if (params.microbatches < 1)
+    throw InputError(fmt::format("--microbatches {}: must be at least 1", params.microbatches));
+  if (params.chunks == 0) params.chunks = generator->default_chunks;
+  if (generator->chunks_are_fixed && params.chunks != generator->default_chunks)
+    throw InputError(fmt::format("--chunks {}: {} has {} chunk(s) per rank", params.chunks, name,
+                                 generator->default_chunks));
+  if (params.chunks < 1) throw InputError(fmt::format("--chunks {}: must be at least 1", params.chunks));
+  return generator->generate(params);
+}
+
+}  // namespace pipegrid

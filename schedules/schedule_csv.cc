@@ -1,0 +1,130 @@
+#include "schedules/schedule_csv.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <istream>
+#include <ostream>
+
+#include "schedules/input_error.h"
+
+namespace pipegrid {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r");
+  text = text.substr(first, last - first + 1);
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  return text;
+}
+
+// PyTorch's lowered schedules interleave these with the compute actions; the transfers they stand
+// for follow from the compute order, so pipegrid skips them.
+bool is_communication_cell(std::string_view cell) {
+  for (std::string_view tag : {"SEND_F", "RECV_F", "SEND_B", "RECV_B", "UNSHARD", "RESHARD", "REDUCE_GRAD"})
+    if (cell.find(tag) != std::string_view::npos) return true;
+  return false;
+}
+
+std::vector<int> inferred_placement(const CsvSchedule& csv, int stages) {
+  std::vector<int> rank_of_stage(stages, -1);
+  const auto& programs = csv.schedule.programs;
+  for (std::size_t r = 0; r < programs.size(); ++r)
+    for (const Op& op : programs[r])
+      for (int i = 0; i < op.size(); ++i)
+        if (rank_of_stage[op[i].stage] < 0) rank_of_stage[op[i].stage] = static_cast<int>(r);
+  for (int s = 0; s < stages; ++s)
+    if (rank_of_stage[s] < 0)
+      throw InputError(fmt::format("{}: no rank runs stage {}, but stages up to {} appear", csv.source, s, stages - 1));
+  return rank_of_stage;
+}
+
+}  // namespace
+
+OpLocator CsvSchedule::locator() const {
+  return [this](int rank, std::size_t position) {
+    return fmt::format("{}:{}:{}", source, line_of_rank[rank], column_of_op[rank][position]);
+  };
+}
+
+CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPlacement placement) {
+  CsvSchedule csv;
+  csv.source = source;
+  Schedule& schedule = csv.schedule;
+  int max_stage = -1, max_microbatch = -1;
+  std::string line;
+  for (int line_number = 1; std::getline(in, line); ++line_number) {
+    if (trim(line).starts_with("#")) continue;
+    std::vector<Op> program;
+    std::vector<int> columns;
+    std::string_view rest = line;
+    for (int column = 1;; ++column) {
+      const auto comma = rest.find(',');
+      const std::string_view cell = trim(rest.substr(0, comma));
+      if (!cell.empty() && !is_communication_cell(cell)) {
+        auto op = parse_op(cell);
+        if (!op) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kActionGrammar));
+        for (int i = 0; i < op->size(); ++i) {
+          max_stage = std::max(max_stage, (*op)[i].stage);
+          max_microbatch = std::max(max_microbatch, (*op)[i].microbatch);
+        }
+        program.push_back(*op);
+        columns.push_back(column);
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    schedule.programs.push_back(std::move(program));
+    csv.column_of_op.push_back(std::move(columns));
+    csv.line_of_rank.push_back(line_number);
+  }
+  // A file ending in blank lines does not have extra idle ranks.
+  while (!schedule.programs.empty() && schedule.programs.back().empty()) {
+    schedule.programs.pop_back();
+    csv.column_of_op.pop_back();
+    csv.line_of_rank.pop_back();
+  }
+  if (max_stage < 0) throw InputError(fmt::format("{}: no actions", source));
+
+  const int p = static_cast<int>(schedule.programs.size());
+  const int stages = max_stage + 1;
+  schedule.name = source;
+  schedule.ranks = p;
+  schedule.microbatches = max_microbatch + 1;
+  schedule.chunks = (stages + p - 1) / p;
+  std::vector<int> rank_of_stage;
+  switch (placement) {
+    case CsvPlacement::Inferred: rank_of_stage = inferred_placement(csv, stages); break;
+    case CsvPlacement::Loop: rank_of_stage = loop_placement(p, schedule.chunks); break;
+    case CsvPlacement::V:
+      if (stages > 2 * p)
+        throw InputError(fmt::format("{}: V placement holds 2 x {} stages, but stage {} appears", source, p, max_stage));
+      rank_of_stage = v_placement(p);
+      break;
+  }
+  rank_of_stage.resize(stages);
+  schedule.layout = StageLayout::chain(std::move(rank_of_stage), schedule.microbatches);
+  return csv;
+}
+
+CsvSchedule read_schedule_csv_file(const std::string& path, CsvPlacement placement) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  return read_schedule_csv(in, path, placement);
+}
+
+void write_schedule_csv(std::ostream& out, const Schedule& schedule) {
+  for (const auto& program : schedule.programs) {
+    for (std::size_t i = 0; i < program.size(); ++i) {
+      if (i) out << ',';
+      out << to_string(program[i]);
+      if (program[i].is_pair()) out << "OVERLAP_F_B";
+    }
+    out << '\n';
+  }
+}
+
+}  // namespace pipegrid

@@ -1,0 +1,140 @@
+#include "schedules/timing.h"
+
+#include <algorithm>
+
+#include "schedules/results.h"
+
+namespace pipegrid {
+
+namespace {
+
+constexpr std::size_t kNothing = static_cast<std::size_t>(-1);
+constexpr double kNotDone = -1;
+
+class Engine {
+ public:
+  Engine(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options)
+      : schedule_(schedule),
+        times_(times),
+        options_(options),
+        index_(schedule.num_stages(), schedule.microbatches),
+        done_(index_.size(), kNotDone),
+        pc_(schedule.ranks, 0),
+        free_at_(schedule.ranks, 0),
+        waiting_for_(schedule.ranks, kNothing) {}
+
+  Timing run() {
+    Timing timing;
+    timing.ranks.resize(schedule_.ranks);
+    if (options_.record_spans) {
+      timing.spans.resize(schedule_.ranks);
+      for (int r = 0; r < schedule_.ranks; ++r) timing.spans[r].resize(schedule_.programs[r].size());
+    }
+    std::vector<int> runnable(schedule_.ranks);
+    for (int r = 0; r < schedule_.ranks; ++r) runnable[r] = schedule_.ranks - 1 - r;
+    while (!runnable.empty()) {
+      const int rank = runnable.back();
+      runnable.pop_back();
+      const auto& program = schedule_.programs[rank];
+      while (pc_[rank] < program.size() && try_start(rank, timing)) {
+        ++pc_[rank];
+        runnable.insert(runnable.end(), woken_.begin(), woken_.end());
+        woken_.clear();
+      }
+    }
+    finish(timing);
+    return timing;
+  }
+
+ private:
+  // Starts the rank's next op if its inputs are there; otherwise parks the rank on the missing one,
+  // to be woken by whoever produces it.
+  bool try_start(int rank, Timing& timing) {
+    const Op& op = schedule_.programs[rank][pc_[rank]];
+    double start = free_at_[rank];
+    for (int i = 0; i < op.size(); ++i) {
+      const auto input = input_of(schedule_.layout, op[i]);
+      if (!input) continue;
+      const std::size_t needed = index_(*input);
+      double ready = done_[needed];
+      if (ready == kNotDone) {
+        waiting_for_[rank] = needed;
+        return false;
+      }
+      if (schedule_.rank_of(input->stage) != rank) ready += options_.p2p_latency;
+      start = std::max(start, ready);
+    }
+    const double duration = times_.of(op);
+    const double end = start + duration;
+    if (options_.record_spans) timing.spans[rank][pc_[rank]] = {start, end};
+    timing.ranks[rank].busy += duration;
+    free_at_[rank] = end;
+    for (int i = 0; i < op.size(); ++i)
+      if (const auto output = output_of(op[i])) produce(*output, end);
+    return true;
+  }
+
+  void produce(const Result& result, double end) {
+    const std::size_t filled = index_(result);
+    done_[filled] = end;
+    // Whoever reads a result holds the next stage, the previous one or this one.
+    const StageLayout& layout = schedule_.layout;
+    for (int stage : {layout.next[result.stage], layout.prev[result.stage], result.stage}) {
+      if (stage < 0) continue;
+      const int reader = schedule_.rank_of(stage);
+      if (waiting_for_[reader] == filled) {
+        waiting_for_[reader] = kNothing;
+        woken_.push_back(reader);
+      }
+    }
+  }
+
+  // The action that would fill a result: the F, or whichever of B and I the stage's rank has left.
+  Action producer_of(const Result& result) const {
+    if (result.flow == Flow::Forward) return Action{result.stage, result.microbatch, Kind::F};
+    const int owner = schedule_.rank_of(result.stage);
+    const auto& program = schedule_.programs[owner];
+    for (std::size_t pos = pc_[owner]; pos < program.size(); ++pos)
+      for (int i = 0; i < program[pos].size(); ++i) {
+        const Action& a = program[pos][i];
+        if (a.stage == result.stage && a.microbatch == result.microbatch && (a.kind == Kind::B || a.kind == Kind::I))
+          return a;
+      }
+    return Action{result.stage, result.microbatch, Kind::B};
+  }
+
+  void finish(Timing& timing) const {
+    double busy_total = 0;
+    for (int r = 0; r < schedule_.ranks; ++r) {
+      timing.ranks[r].finish = free_at_[r];
+      timing.makespan = std::max(timing.makespan, free_at_[r]);
+      busy_total += timing.ranks[r].busy;
+    }
+    for (auto& rank : timing.ranks) rank.idle = timing.makespan - rank.busy;
+    timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (schedule_.ranks * timing.makespan) : 0;
+
+    Stall stall;
+    for (int r = 0; r < schedule_.ranks; ++r)
+      if (pc_[r] < schedule_.programs[r].size())
+        stall.waits.push_back({r, pc_[r], producer_of(index_.result(waiting_for_[r]))});
+    if (!stall.waits.empty()) timing.stall = std::move(stall);
+  }
+
+  const Schedule& schedule_;
+  const ActionTimes& times_;
+  TimingOptions options_;
+  ResultIndex index_;
+  std::vector<double> done_;  // when each result was produced; kNotDone until then
+  std::vector<std::size_t> pc_;
+  std::vector<double> free_at_;
+  std::vector<std::size_t> waiting_for_;  // the result a parked rank waits for
+  std::vector<int> woken_;
+};
+
+}  // namespace
+
+Timing time_schedule(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options) {
+  return Engine(schedule, times, options).run();
+}
+
+}  // namespace pipegrid

@@ -1,0 +1,54 @@
+// The contention-free engine: each rank runs its program in order; an action starts when its rank is
+// free and the actions it depends on have ended (plus a fixed latency when they ran on another rank).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "schedules/action_times.h"
+#include "schedules/schedule.h"
+
+namespace pipegrid {
+
+struct TimingOptions {
+  double p2p_latency = 0;     // added to every dependency between two ranks
+  bool record_spans = false;  // keep every op's start and end (timelines, traces)
+};
+
+struct OpSpan {
+  double start = 0;
+  double end = 0;
+};
+
+struct RankTiming {
+  double busy = 0;    // time spent computing
+  double idle = 0;    // makespan − busy
+  double finish = 0;  // when its last op ends
+};
+
+/// Where a schedule that cannot finish got stuck: the first op every unfinished rank cannot start,
+/// and the action it waits for. A run of the same programs on real GPUs would hang right there.
+struct Stall {
+  struct Wait {
+    int rank;
+    std::size_t position;  // index of the blocked op in the rank's program
+    Action awaited;        // the F, or the B / I, it needs and nobody has produced
+  };
+  std::vector<Wait> waits;  // one per unfinished rank, by rank
+};
+
+struct Timing {
+  double makespan = 0;
+  double bubble_fraction = 0;  // 1 − total compute / (p × makespan)
+  std::vector<RankTiming> ranks;
+  std::vector<std::vector<OpSpan>> spans;  // spans[rank][position], when recorded
+  std::optional<Stall> stall;              // set when the schedule deadlocks; the times are then partial
+};
+
+/// Times a validated schedule. Each op is started once and each dependency looked at a bounded number
+/// of times: a rank that must wait parks on the one action it waits for and is woken when that action
+/// ends, so the cost is linear in the number of actions (no rescans of idle ranks).
+Timing time_schedule(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options = {});
+
+}  // namespace pipegrid

@@ -1,0 +1,28 @@
+// The rules a schedule must keep before it can be timed or simulated.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "schedules/schedule.h"
+
+namespace pipegrid {
+
+/// Names the op at (rank, position) in an error message: "rank 1, position 3" for a generated
+/// schedule, "FILE:LINE:COLUMN" for one read from a file.
+using OpLocator = std::function<std::string(int rank, std::size_t position)>;
+std::string locate_in_program(int rank, std::size_t position);
+
+/// Throws InputError with one line naming the first broken rule, in a fixed order (rank by rank,
+/// position by position, then what is missing stage by stage), so the same schedule always gets
+/// the same message:
+///  - the layout is consistent (one rank per stage, within 0 … p − 1; chains that link up);
+///  - every action names a known stage and a micro-batch that goes through it, on the rank that
+///    holds the stage;
+///  - an overlapped pair joins a forward with a backward (B or I);
+///  - each stage runs F once per micro-batch and either B, or I and W, once;
+///  - on its rank, a forward comes before its backward and I before its W.
+/// Deadlocks are not its business: see deadlock.h.
+void validate(const Schedule& schedule, const OpLocator& locate = locate_in_program);
+
+}  // namespace pipegrid

@@ -1,0 +1,101 @@
+#include "sim/cli/schedule_output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <ostream>
+
+namespace pipegrid::cli {
+
+std::string format_number(double value) {
+  if (std::abs(value) < 1e10 && value == std::round(value)) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.10g}", value);
+}
+
+namespace {
+
+std::string describe_times(const ActionTimes& t) {
+  return fmt::format("F {}, B {}, W {}, I {}, FB {}", format_number(t.f), format_number(t.b), format_number(t.w),
+                     format_number(t.i()), format_number(t.pair()));
+}
+
+nlohmann::json times_json(const ActionTimes& t) {
+  return {{"f", t.f}, {"b", t.b}, {"w", t.w}, {"i", t.i()}, {"fb", t.pair()}};
+}
+
+// Peak activations in units of a rank's whole stage: v virtual stages make one.
+double peak_in_rank_stages(const ScheduleRun& run) {
+  const int peak = *std::max_element(run.peak_activations.begin(), run.peak_activations.end());
+  return static_cast<double>(peak) / run.schedule.chunks;
+}
+
+}  // namespace
+
+void print_table(std::ostream& out, const ScheduleRun& run) {
+  const Schedule& s = run.schedule;
+  out << fmt::format("schedule {}: pp {}, microbatches {}, chunks {}\n", s.name, s.ranks, s.microbatches, s.chunks);
+  out << fmt::format("times per virtual stage: {}; p2p latency {}\n", describe_times(run.times),
+                     format_number(run.p2p_latency));
+  out << fmt::format("makespan {}, bubble fraction {:.4f}\n\n", format_number(run.timing.makespan),
+                     run.timing.bubble_fraction);
+  out << fmt::format("{:>5} {:>12} {:>12} {:>17}\n", "rank", "busy", "idle", "peak activations");
+  for (int r = 0; r < s.ranks; ++r) {
+    const RankTiming& t = run.timing.ranks[r];
+    out << fmt::format("{:>5} {:>12} {:>12} {:>17}\n", r, format_number(t.busy), format_number(t.idle),
+                       run.peak_activations[r]);
+  }
+  out << "\nprograms:\n";
+  for (int r = 0; r < s.ranks; ++r) {
+    out << fmt::format("{:>5}:", r);
+    for (const Op& op : s.programs[r]) out << ' ' << to_string(op);
+    out << '\n';
+  }
+}
+
+nlohmann::json to_json(const ScheduleRun& run) {
+  const Schedule& s = run.schedule;
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int r = 0; r < s.ranks; ++r) {
+    const RankTiming& t = run.timing.ranks[r];
+    ranks.push_back({{"rank", r}, {"busy", t.busy}, {"idle", t.idle}, {"peak_activations", run.peak_activations[r]}});
+  }
+  return {{"schedule", s.name},
+          {"pp", s.ranks},
+          {"microbatches", s.microbatches},
+          {"chunks", s.chunks},
+          {"times", times_json(run.times)},
+          {"p2p_latency", run.p2p_latency},
+          {"makespan", run.timing.makespan},
+          {"bubble_fraction", run.timing.bubble_fraction},
+          {"ranks", std::move(ranks)}};
+}
+
+void print_comparison(std::ostream& out, const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,
+                      const std::vector<std::string>& skipped) {
+  if (!runs.empty())
+    out << fmt::format("pp {}, microbatches {}; times per rank-stage: {}; p2p latency {}\n",
+                       runs.front().schedule.ranks, runs.front().schedule.microbatches, describe_times(per_rank_stage),
+                       format_number(runs.front().p2p_latency));
+  out << "(a schedule with v chunks per rank runs 1/v of these times per chunk; peak activations count a rank's\n"
+         " whole stage as 1)\n\n";
+  out << fmt::format("{:<12} {:>6} {:>12} {:>8} {:>16}\n", "schedule", "chunks", "makespan", "bubble",
+                     "peak activations");
+  for (const ScheduleRun& run : runs)
+    out << fmt::format("{:<12} {:>6} {:>12} {:>8.4f} {:>16}\n", run.schedule.name, run.schedule.chunks,
+                       format_number(run.timing.makespan), run.timing.bubble_fraction,
+                       format_number(peak_in_rank_stages(run)));
+  for (const std::string& reason : skipped) out << "skipped " << reason << '\n';
+}
+
+nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,
+                               const std::vector<std::string>& skipped) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ScheduleRun& run : runs) {
+    nlohmann::json row = to_json(run);
+    row["peak_activations_rank_stages"] = peak_in_rank_stages(run);
+    rows.push_back(std::move(row));
+  }
+  return {{"times_per_rank_stage", times_json(per_rank_stage)}, {"schedules", std::move(rows)}, {"skipped", skipped}};
+}
+
+}  // namespace pipegrid::cli

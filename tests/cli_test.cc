@@ -1,0 +1,158 @@
+// `pipegrid schedule` and `pipegrid check` as a user runs them: what they print and their exit codes
+// (0 ok, 2 bad input with one line naming it, 3 deadlock).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "command_runner.h"
+
+namespace pipegrid {
+namespace {
+
+using test_support::run_pipegrid;
+
+const std::string kData = PIPEGRID_TEST_DATA;
+
+TEST(Cli, ScheduleJsonCarriesTheMetrics) {
+  const auto r = run_pipegrid("schedule --schedule 1f1b --pp 4 --microbatches 8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["schedule"], "1f1b");
+  EXPECT_EQ(json["pp"], 4);
+  EXPECT_EQ(json["microbatches"], 8);
+  EXPECT_EQ(json["chunks"], 1);
+  EXPECT_EQ(json["makespan"], 33.0);
+  EXPECT_NEAR(json["bubble_fraction"].get<double>(), 1 - 96.0 / 132, 1e-12);
+  ASSERT_EQ(json["ranks"].size(), 4u);
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(json["ranks"][rank]["rank"], rank);
+    EXPECT_EQ(json["ranks"][rank]["busy"], 24.0);
+    EXPECT_EQ(json["ranks"][rank]["idle"], 9.0);
+    EXPECT_EQ(json["ranks"][rank]["peak_activations"], 4 - rank);
+  }
+}
+
+TEST(Cli, ScheduleCsvReadsBackThroughCheck) {
+  // Megatron's order on p = 2, v = 2, m = 4. Rank 1: warmup 2(2 − 1 − 1) + (2 − 1)·2 = 2 forwards, then
+  // forward k + 2 and backward k for k = 0 … 5 (chunk groups of p = 2 micro-batches, backwards on the
+  // last chunk first), then backwards 6 and 7.
+  const auto generated = run_pipegrid("schedule --schedule interleaved --pp 2 --microbatches 4 --format csv");
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  EXPECT_EQ(generated.out,
+            "0F0,0F1,2F0,2F1,0F2,2B0,0F3,2B1,2F2,0B0,2F3,0B1,2B2,2B3,0B2,0B3\n"
+            "1F0,1F1,3F0,3B0,3F1,3B1,1F2,1B0,1F3,1B1,3F2,3B2,3F3,3B3,1B2,1B3\n");
+  const std::string path = ::testing::TempDir() + "interleaved.csv";
+  std::ofstream(path) << generated.out;
+  const auto checked = run_pipegrid("check " + path + " --placement loop --format json");
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_EQ(nlohmann::json::parse(checked.out)["makespan"], (4 * 2 + 2 - 1) * 3.0);
+}
+
+TEST(Cli, AllComparesEverySchedule) {
+  const auto r = run_pipegrid("schedule --schedule all --pp 4 --microbatches 8 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  ASSERT_EQ(json["schedules"].size(), 3u);
+  // Sorted by makespan: interleaved (v = 2) first, (8·2 + 3)·1.5 = 28.5; then GPipe and 1F1B, 33.
+  EXPECT_EQ(json["schedules"][0]["schedule"], "interleaved");
+  EXPECT_EQ(json["schedules"][0]["makespan"], 28.5);
+  EXPECT_EQ(json["schedules"][1]["makespan"], 33.0);
+  EXPECT_EQ(json["schedules"][2]["makespan"], 33.0);
+}
+
+TEST(Cli, AllSaysWhichSchedulesItSkipped) {
+  const auto r = run_pipegrid("schedule --schedule all --pp 4 --microbatches 6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("skipped interleaved: --microbatches 6: interleaved (Megatron's order) needs a multiple of "
+                       "--pp (4); 6 % 4 = 2"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, CheckTimesAValidHandWrittenSchedule) {
+  const auto r = run_pipegrid("check " + kData + "/handwritten_1f1b.csv --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  EXPECT_EQ(json["pp"], 3);
+  EXPECT_EQ(json["microbatches"], 4);
+  EXPECT_EQ(json["makespan"], (4 + 3 - 1) * 3.0);  // 1F1B's (m + p − 1)(F + B)
+}
+
+TEST(Cli, CheckReportsADeadlockWithExitCode3) {
+  const auto r = run_pipegrid("check " + kData + "/crossed_deadlock.csv");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "deadlock: rank 0 waits for 1B3 on rank 1, which waits for 0F4 on rank 0\n"
+                   "  rank 0 is blocked at 0B3 (" + kData + "/crossed_deadlock.csv:3:8)\n"
+                   "  rank 1 is blocked at 1F4 (" + kData + "/crossed_deadlock.csv:4:8)\n");
+}
+
+struct BadInput {
+  std::string name;
+  std::string args;
+  std::string message;
+};
+
+void PrintTo(const BadInput& input, std::ostream* out) { *out << "pipegrid " << input.args; }
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, OneLineAndExitCode2) {
+  const auto r = run_pipegrid(GetParam().args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pipegrid: error: " + GetParam().message + "\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Messages, CliBadInput,
+    ::testing::Values(
+        BadInput{"PpZero", "schedule --schedule 1f1b --pp 0 --microbatches 8", "--pp 0: must be at least 1"},
+        BadInput{"PpNegative", "schedule --schedule 1f1b --pp -4 --microbatches 8", "--pp -4: must be at least 1"},
+        BadInput{"MicrobatchesZero", "schedule --schedule gpipe --pp 4 --microbatches 0", "--microbatches 0: must be at least 1"},
+        BadInput{"AllMicrobatchesNegative", "schedule --schedule all --pp 4 --microbatches -3", "--microbatches -3: must be at least 1"},
+        BadInput{"InterleavedFewerThanP", "schedule --schedule interleaved --pp 4 --microbatches 2",
+                 "--microbatches 2: interleaved needs at least --pp (4) micro-batches"},
+        BadInput{"InterleavedNotMultiple", "schedule --schedule interleaved --pp 4 --microbatches 10",
+                 "--microbatches 10: interleaved (Megatron's order) needs a multiple of --pp (4); 10 % 4 = 2"},
+        BadInput{"UnknownSchedule", "schedule --schedule zigzag --pp 4 --microbatches 8",
+                 "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved"},
+        BadInput{"NegativeF", "schedule --schedule 1f1b --pp 4 --microbatches 8 --time-f -1",
+                 "--time-f -1: a time must be finite and not negative"},
+        BadInput{"NegativeFB", "schedule --schedule 1f1b --pp 4 --microbatches 8 --time-fb -2",
+                 "--time-fb -2: a time must be finite and not negative"},
+        BadInput{"WAboveB", "schedule --schedule 1f1b --pp 4 --microbatches 8 --time-b 2 --time-w 3",
+                 "--time-w 3: the weight part of a backward cannot exceed --time-b 2"},
+        BadInput{"NegativeLatency", "schedule --schedule 1f1b --pp 4 --microbatches 8 --p2p-latency -1",
+                 "--p2p-latency -1: must not be negative"},
+        BadInput{"AllAsCsv", "schedule --schedule all --pp 4 --microbatches 8 --format csv",
+                 "--format csv: writes one schedule; choose one with --schedule NAME"},
+        BadInput{"UnknownFormat", "schedule --schedule 1f1b --pp 4 --microbatches 8 --format pdf",
+                 "--format pdf: must be one of table, timeline, csv, json"},
+        BadInput{"PpNotANumber", "schedule --schedule 1f1b --pp four --microbatches 8",
+                 "Could not convert: --pp = four"},
+        BadInput{"MalformedCell", "check " + kData + "/malformed_cell.csv",
+                 kData + "/malformed_cell.csv:2:3: '1X1': expected <stage><F|B|I|W><microbatch> such as 2F0, or a "
+                         "pair such as (0F7;7B3)"},
+        BadInput{"StageOnAnotherRank", "check " + kData + "/wrong_rank.csv", kData + "/wrong_rank.csv:2:3: 0F1 runs on rank 1, but stage 0 is on rank 0"},
+        BadInput{"UnknownPlacement", "check " + kData + "/handwritten_1f1b.csv --placement zigzag",
+                 "--placement zigzag: must be one of inferred, loop, v"},
+        BadInput{"MissingFile", "check " + kData + "/no_such_file.csv", kData + "/no_such_file.csv: cannot open the file"},
+        BadInput{"TimelineTooWide", "schedule --schedule gpipe --pp 64 --microbatches 4096 --format timeline",
+                 "--format timeline: gpipe on 64 ranks with 4096 micro-batches would be 99816 columns wide (limit "
+                 "20000); use --format table, or fewer micro-batches"}),
+    [](const ::testing::TestParamInfo<BadInput>& param_info) { return param_info.param.name; });
+
+TEST(Cli, HelpOnEveryCommand) {
+  for (const char* command : {"--help", "schedule --help", "check --help"}) {
+    const auto r = run_pipegrid(command);
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << command;
+  }
+  EXPECT_NE(run_pipegrid("schedule --help").out.find("--time-fb"), std::string::npos);
+  EXPECT_NE(run_pipegrid("check --help").out.find("--placement"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipegrid
