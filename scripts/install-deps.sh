@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libfmt-dev          # logging and formatting
   libgtest-dev                      # tests
   libcli11-dev                      # the command line
+  libpugixml-dev                    # reading platform XML with line numbers, before SimGrid sees it
   nlohmann-json3-dev                # summary.json, --format json
   libtomlplusplus-dev               # experiment and sweep files
   python3-matplotlib python3-pandas # plots (experiments/plot/)
