@@ -42,6 +42,13 @@ inline std::optional<Result> output_of(const Action& a) {
   return Result{a.stage, a.microbatch, a.kind == Kind::F ? Flow::Forward : Flow::Backward};
 }
 
+/// The stage other than its own that reads a result — the next stage for a forward, the previous one
+/// for a backward — or -1 (the last stage's forward is read by its own backward, a backward's W by
+/// its own stage). A transfer exists exactly when this stage lives on another rank.
+inline int reader_stage(const StageLayout& layout, const Result& r) {
+  return r.flow == Flow::Forward ? layout.next[r.stage] : layout.prev[r.stage];
+}
+
 /// Numbers the results of a schedule densely, for tables indexed by result.
 class ResultIndex {
  public:

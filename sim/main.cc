@@ -7,7 +7,9 @@
 
 #include "schedules/input_error.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/cli/platform_command.h"
 #include "sim/cli/schedule_command.h"
+#include "sim/cli/simulate_command.h"
 
 int main(int argc, char** argv) {
   using namespace pipegrid::cli;
@@ -15,6 +17,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::function<int()> run;
   add_schedule_commands(app, run);
+  add_platform_commands(app, run);
+  add_simulate_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -7,11 +7,6 @@
 
 namespace pipegrid::cli {
 
-std::string format_number(double value) {
-  if (std::abs(value) < 1e10 && value == std::round(value)) return fmt::format("{:.0f}", value);
-  return fmt::format("{:.10g}", value);
-}
-
 namespace {
 
 std::string describe_times(const ActionTimes& t) {

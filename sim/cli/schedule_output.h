@@ -7,12 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "schedules/number_format.h"
 #include "sim/cli/schedule_run.h"
 
 namespace pipegrid::cli {
-
-/// A time or count as tables print it: up to 10 significant digits, no exponent below 1e10.
-std::string format_number(double value);
 
 /// The parameters, the metrics per rank, then each rank's program.
 void print_table(std::ostream& out, const ScheduleRun& run);

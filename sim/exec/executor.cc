@@ -1,0 +1,112 @@
+#include "sim/exec/executor.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include "schedules/input_error.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+std::string policy_name(sg4::Link::SharingPolicy policy) {
+  switch (policy) {
+    case sg4::Link::SharingPolicy::SPLITDUPLEX: return "SPLITDUPLEX";
+    case sg4::Link::SharingPolicy::SHARED: return "SHARED";
+    case sg4::Link::SharingPolicy::FATPIPE: return "FATPIPE";
+    case sg4::Link::SharingPolicy::NONLINEAR: return "NONLINEAR";
+    case sg4::Link::SharingPolicy::WIFI: return "WIFI";
+  }
+  return "?";
+}
+
+// SimGrid's own chatter (configuration changes, its deadlock dump) would bury pipegrid's one report.
+void quiet_simgrid_logs() {
+  xbt_log_control_set("root.thresh:error");
+  xbt_log_control_set("ker_engine.app:file:/dev/null");
+}
+
+std::vector<TracedGpu> traced_gpus(const SimulationInput& input, const Placement& placement) {
+  std::vector<TracedGpu> gpus;
+  std::vector<int> seen_on_node;
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    const PlatformGpu& platform_gpu = input.platform_gpus[g];
+    int local = 0;
+    for (int other = 0; other < g; ++other) local += input.platform_gpus[other].node == platform_gpu.node;
+    gpus.push_back({platform_gpu.host, platform_gpu.node, local, placement.coordinates(g)});
+  }
+  return gpus;
+}
+
+}  // namespace
+
+SimulationResult simulate(const SimulationInput& input) {
+  const Placement placement(input.sizes, input.placement_order, input.platform_gpus, input.allow_tp_across_nodes);
+
+  // PIPEGRID_SIMGRID_CFG: extra --cfg=… for experiments (undocumented on purpose).
+  int argc = 1;
+  char name[] = "pipegrid";
+  std::vector<char*> args{name};
+  std::string extra = getenv("PIPEGRID_SIMGRID_CFG") ? getenv("PIPEGRID_SIMGRID_CFG") : "";
+  if (!extra.empty()) { args.push_back(extra.data()); argc = 2; }
+  args.push_back(nullptr);
+  char** argv = args.data();
+  quiet_simgrid_logs();
+  sg4::Engine engine(&argc, argv);
+  engine.load_platform(input.platform_file);
+
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+
+  TraceWriter trace(input.out_dir, traced_gpus(input, placement),
+                    input.out_dir.empty() ? TraceScope::Off : input.trace);
+  Job* job_ptr = nullptr;
+  Network network(hosts, [&](const FlowInfo& flow, double start, double end) {
+    if (flow.kind != FlowKind::PipelineP2p) return;
+    const Action producer =
+        job_ptr->producer(Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward});
+    trace.write({flow.src_gpu, Track::Comm, "p2p", flow.stage, flow.microbatch, kind_letter(producer.kind),
+                 flow.dst_gpu, flow.bytes, start, end});
+  });
+  Transfers transfers(network, placement.num_gpus());
+  Job job(input.schedule, placement, input.costs, input.options, hosts, network, transfers, trace);
+  job_ptr = &job;
+
+  double deadlock_time = -1;
+  sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    const GpuCoordinates& c = placement.coordinates(g);
+    sg4::Actor::create(fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp), hosts[g], [&job, g] { run_gpu(job, g); });
+  }
+  engine.run();
+  trace.close();
+
+  SimulationResult result;
+  double busy_total = 0;
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    const GpuAccount& account = job.accounts[g];
+    result.makespan = std::max(result.makespan, account.finish);
+    busy_total += account.busy;
+    result.gpus.push_back({input.platform_gpus[g].host, input.platform_gpus[g].node, placement.coordinates(g), account});
+  }
+  if (result.makespan > 0) result.bubble_fraction = 1 - busy_total / (placement.num_gpus() * result.makespan);
+  for (const LinkUsage& usage : network.links())
+    result.links.push_back({usage.link->get_name(), usage.link->get_bandwidth(), usage.link->get_latency(),
+                            policy_name(usage.link->get_sharing_policy()), usage.bytes, usage.busy_time, usage.flows});
+  std::sort(result.links.begin(), result.links.end(),
+            [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
+
+  if (const auto deadlock = find_runtime_deadlock(job, deadlock_time >= 0 ? deadlock_time : sg4::Engine::get_clock())) {
+    result.deadlock_report = deadlock->report(job);
+    if (!input.out_dir.empty()) std::ofstream(input.out_dir + "/deadlock.json") << deadlock->to_json(job).dump(2) << '\n';
+  }
+  return result;
+}
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,58 @@
+// One simulation: the schedule run by one SimGrid actor per GPU on a platform, from the engine's
+// start to the reports. The caller has checked every input (DESIGN.md: bad input never reaches SimGrid).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schedules/schedule.h"
+#include "sim/exec/job.h"
+#include "sim/exec/runtime_deadlock.h"
+
+namespace pipegrid::sim {
+
+struct SimulationInput {
+  std::string platform_file;
+  std::vector<PlatformGpu> platform_gpus;  // as read before SimGrid starts, in platform order
+  Schedule schedule;                       // validated and free of static deadlocks
+  ParallelSizes sizes;
+  std::string placement_order = "tp-dp-pp";
+  bool allow_tp_across_nodes = false;
+  JobCosts costs;
+  ExecOptions options;
+  std::string out_dir;  // empty: write nothing
+  TraceScope trace = TraceScope::All;
+};
+
+/// Per link, what the run put through it.
+struct LinkReport {
+  std::string name;
+  double bandwidth = 0;
+  double latency = 0;
+  std::string sharing_policy;
+  double bytes = 0;
+  double busy_time = 0;
+  std::uint64_t flows = 0;
+};
+
+struct GpuReport {
+  std::string host;
+  int node = 0;
+  GpuCoordinates coordinates;
+  GpuAccount account;
+};
+
+struct SimulationResult {
+  double makespan = 0;
+  double bubble_fraction = 0;  // 1 − total compute / (GPUs × makespan)
+  std::vector<GpuReport> gpus;
+  std::vector<LinkReport> links;  // every link a flow crossed, by name
+  std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
+};
+
+/// Runs the simulation. Writes DIR/trace.csv, DIR/trace.json (per the trace scope) and, on a
+/// deadlock, DIR/deadlock.json. Call once per process (SimGrid keeps process-wide state).
+SimulationResult simulate(const SimulationInput& input);
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,265 @@
+// The actor of one GPU: its pipeline rank's program, op by op — receive the inputs, compute (with the
+// tensor-parallel all-reduces inside), send the outputs — in the p2p semantics the user chose; then
+// the gradient all-reduces. Both the send side and the receive side of every transfer come from the
+// same programs (schedules/results.h), so no order is invented here.
+#include <algorithm>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "sim/exec/job.h"
+#include "sim/exec/tags.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+struct Message {
+  MessageKey key;
+  FlowInfo flow;
+};
+
+// The part of [from, to] during which at least one of the flows was on the wire.
+double covered(double from, double to, std::vector<FlowSpan> spans) {
+  std::sort(spans.begin(), spans.end(), [](const FlowSpan& a, const FlowSpan& b) { return a.start < b.start; });
+  double total = 0, reach = from;
+  for (const FlowSpan& s : spans) {
+    const double begin = std::max(s.start, reach), end = std::min(s.end, to);
+    if (end > begin) total += end - begin;
+    reach = std::max(reach, end);
+  }
+  return total;
+}
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::F: return "F";
+    case Kind::B: return "B";
+    case Kind::I: return "I";
+    case Kind::W: return "W";
+  }
+  return "?";
+}
+
+class GpuRun {
+ public:
+  GpuRun(Job& job, int gpu)
+      : job_(job),
+        gpu_(gpu),
+        at_(job.placement.coordinates(gpu)),
+        program_(job.schedule.programs[at_.pp]),
+        account_(job.accounts[gpu]) {}
+
+  void run() {
+    std::vector<Message> pending_sends;  // batched: posted with the next op's receives
+    for (std::size_t pos = 0; pos < program_.size(); ++pos) {
+      account_.position = pos;
+      const Op& op = program_[pos];
+      exchange(pending_sends, inputs(op));
+      compute(pos, op);
+      pending_sends = outputs(op);
+      if (job_.options.p2p != P2pMode::Batched) {
+        exchange(pending_sends, {});
+        pending_sends.clear();
+      }
+    }
+    exchange(pending_sends, {});
+    account_.position = program_.size();
+    gradients();
+    account_.finish = sg4::Engine::get_clock();
+    account_.finished = true;
+  }
+
+ private:
+  int gpu_of_rank(int rank) const { return job_.placement.gpu({at_.tp, at_.dp, rank}); }
+
+  Message message(const Result& result, int src, int dst) const {
+    const bool backward = result.flow == Flow::Backward;
+    FlowInfo flow{FlowKind::PipelineP2p, src, dst, job_.costs.result_bytes(result.stage, backward), result.stage,
+                  result.microbatch, backward};
+    return {MessageKey{dst, pipeline_tag(job_.results(result))}, flow};
+  }
+
+  // The results this op needs from other ranks.
+  std::vector<Message> inputs(const Op& op) const {
+    std::vector<Message> messages;
+    for (int i = 0; i < op.size(); ++i) {
+      const auto input = input_of(job_.schedule.layout, op[i]);
+      if (!input) continue;
+      const int rank = job_.schedule.rank_of(input->stage);
+      if (rank != at_.pp) messages.push_back(message(*input, gpu_of_rank(rank), gpu_));
+    }
+    return messages;
+  }
+
+  // The results this op hands to other ranks.
+  std::vector<Message> outputs(const Op& op) const {
+    std::vector<Message> messages;
+    for (int i = 0; i < op.size(); ++i) {
+      const auto output = output_of(op[i]);
+      if (!output) continue;
+      const int reader = reader_stage(job_.schedule.layout, *output);
+      if (reader < 0) continue;
+      const int rank = job_.schedule.rank_of(reader);
+      if (rank != at_.pp) messages.push_back(message(*output, gpu_, gpu_of_rank(rank)));
+    }
+    return messages;
+  }
+
+  // Sends and receives at one boundary between ops, in the chosen semantics. Async: sends start their
+  // flows and return; each receive waits for its flow. Blocking: one rendezvous at a time, sends first.
+  // Batched: everything posted, then everything waited.
+  void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
+    Transfers& transfers = job_.transfers;
+    const P2pMode mode = job_.options.p2p;
+    const bool eager = mode == P2pMode::Async;
+    const double begin = sg4::Engine::get_clock();
+    std::vector<FlowSpan> spans;
+    const auto waited = [&](const FlowSpan& span, double from) {
+      if (mode != P2pMode::Batched) account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {span});
+      spans.push_back(span);
+    };
+    for (const Message& m : sends) {
+      transfers.post_send(m.key, m.flow, eager);
+      if (mode == P2pMode::Blocking) {
+        const double from = sg4::Engine::get_clock();
+        waited(transfers.wait(m.key, /*as_sender=*/true), from);
+      }
+    }
+    for (const Message& m : receives) {
+      transfers.post_receive(m.key, m.flow);
+      if (mode != P2pMode::Batched) {
+        const double from = sg4::Engine::get_clock();
+        waited(transfers.wait(m.key, /*as_sender=*/false), from);
+      }
+    }
+    if (mode != P2pMode::Batched) return;
+    for (const Message& m : sends) spans.push_back(transfers.wait(m.key, /*as_sender=*/true));
+    for (const Message& m : receives) spans.push_back(transfers.wait(m.key, /*as_sender=*/false));
+    account_.p2p_exposed += covered(begin, sg4::Engine::get_clock(), spans);
+  }
+
+  // The α-β time of one TP all-reduce, computed once: every op of a GPU uses the same group and size.
+  double tp_allreduce_seconds(double bytes) {
+    if (bytes != analytic_bytes_) {
+      analytic_bytes_ = bytes;
+      analytic_seconds_ = ring_allreduce_seconds(job_.network, tp_group(), bytes);
+    }
+    return analytic_seconds_;
+  }
+
+  std::vector<int> tp_group() const {
+    std::vector<int> group(job_.placement.sizes().tp);
+    for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.placement.gpu({t, at_.dp, at_.pp});
+    return group;
+  }
+
+  void trace_compute(const Op& op, double start, double end) {
+    for (int i = 0; i < op.size(); ++i)
+      job_.trace.write({gpu_, Track::Compute, kind_name(op[i].kind), op[i].stage, op[i].microbatch, 0, -1, 0, start,
+                        end});
+  }
+
+  // Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
+  // analytic TP all-reduces): one activity for both, the communication as extra FLOPs at this host's
+  // speed, since every activity costs simulation time at 3072 GPUs (platforms here have constant
+  // speeds; a host with an availability trace would stretch the communication too).
+  void execute(const Op& op, double flops, double comm_seconds = 0) {
+    const double start = sg4::Engine::get_clock();
+    const double comm_flops = comm_seconds * sg4::this_actor::get_host()->get_speed();
+    if (flops + comm_flops > 0) sg4::this_actor::execute(flops + comm_flops);
+    const double end = sg4::Engine::get_clock();
+    const double computed = end - start - comm_seconds;
+    account_.busy += computed;
+    trace_compute(op, start, start + computed);
+    if (comm_seconds > 0) {
+      account_.tp_exposed += comm_seconds;
+      job_.trace.write({gpu_, Track::Comm, "tp-allreduce", -1, -1, 0, -1, job_.costs.tp_allreduce_bytes(op) *
+                        job_.costs.tp_allreduces(op), start + computed, end});
+    }
+  }
+
+  void collective_done(std::string_view kind, double bytes, double start, double& exposed) {
+    const double end = sg4::Engine::get_clock();
+    exposed += end - start;
+    job_.trace.write({gpu_, Track::Comm, kind, -1, -1, 0, -1, bytes, start, end});
+  }
+
+  // The op's computation with its tensor-parallel all-reduces: as flows, the compute is cut into as
+  // many equal slices as there are all-reduces (one after each, as after attention and after the MLP
+  // of every layer); analytic or off, the all-reduces follow the compute as one α-β wait (same total).
+  void compute(std::size_t pos, const Op& op) {
+    const double flops = job_.costs.flops(op);
+    const int allreduces = job_.placement.sizes().tp > 1 ? job_.costs.tp_allreduces(op) : 0;
+    const double bytes = job_.costs.tp_allreduce_bytes(op);
+    const CommFidelity fidelity = allreduces > 0 ? job_.options.tp_comm : CommFidelity::Off;
+    if (fidelity != CommFidelity::Flow) {
+      execute(op, flops,
+              fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0);
+      return;
+    }
+    const std::vector<int> group = tp_group();
+    for (int k = 0; k < allreduces; ++k) {
+      execute(op, flops / allreduces);
+      const double start = sg4::Engine::get_clock();
+      ring_allreduce_flows(job_.transfers, group, at_.tp, bytes, FlowKind::TensorAllReduce,
+                           [](std::uint64_t context, std::uint64_t step) {
+                             return tensor_tag(context >> 14, context & 0x3FFF, step);
+                           },
+                           (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k));
+      collective_done("tp-allreduce", bytes, start, account_.tp_exposed);
+    }
+  }
+
+  void gradient_allreduce(std::string_view kind, FlowKind flow_kind, TagSpace space, const std::vector<int>& group,
+                          int member, double bytes) {
+    if (group.size() < 2 || bytes <= 0 || job_.options.dp_comm == CommFidelity::Off) return;
+    const double start = sg4::Engine::get_clock();
+    if (job_.options.dp_comm == CommFidelity::Analytic) {
+      sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, group, bytes));
+    } else {
+      const auto tag_of_step = space == TagSpace::Data
+                                   ? +[](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }
+                                   : +[](std::uint64_t, std::uint64_t step) {
+                                       return gradient_tag(TagSpace::Embedding, step);
+                                     };
+      ring_allreduce_flows(job_.transfers, group, member, bytes, flow_kind, tag_of_step, 0);
+    }
+    collective_done(kind, bytes, start, account_.dp_exposed);
+  }
+
+  // After its last backward: the data-parallel all-reduce of the rank's gradients (a ring over the
+  // replicas), then the tied-embedding all-reduce between the first and the last stage, in
+  // Megatron's finalize_model_grads order.
+  void gradients() {
+    const Schedule& s = job_.schedule;
+    double gradient_bytes = 0, embedding_bytes = 0;
+    for (int stage = 0; stage < s.num_stages(); ++stage)
+      if (s.rank_of(stage) == at_.pp) {
+        gradient_bytes += job_.costs.stage(stage).gradient_bytes;
+        embedding_bytes += job_.costs.stage(stage).embedding_gradient_bytes;
+      }
+    std::vector<int> replicas(job_.placement.sizes().dp);
+    for (int d = 0; d < static_cast<int>(replicas.size()); ++d) replicas[d] = job_.placement.gpu({at_.tp, d, at_.pp});
+    gradient_allreduce("dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, replicas, at_.dp, gradient_bytes);
+
+    const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
+    if (first != last && (at_.pp == first || at_.pp == last))
+      gradient_allreduce("embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding,
+                         {gpu_of_rank(first), gpu_of_rank(last)}, at_.pp == first ? 0 : 1, embedding_bytes);
+  }
+
+  Job& job_;
+  int gpu_;
+  GpuCoordinates at_;
+  const std::vector<Op>& program_;
+  GpuAccount& account_;
+  double analytic_bytes_ = -1, analytic_seconds_ = 0;
+};
+
+}  // namespace
+
+void run_gpu(Job& job, int gpu) { GpuRun(job, gpu).run(); }
+
+}  // namespace pipegrid::sim

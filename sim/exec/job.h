@@ -1,0 +1,71 @@
+// What the GPU actors of one simulation share: the plan (schedule, placement, costs, options), the
+// network, and what each GPU has done so far.
+#pragma once
+
+#include <simgrid/s4u/Host.hpp>
+#include <vector>
+
+#include "schedules/results.h"
+#include "schedules/schedule.h"
+#include "sim/exec/collectives.h"
+#include "sim/exec/job_costs.h"
+#include "sim/exec/network.h"
+#include "sim/exec/placement.h"
+#include "sim/exec/trace_writer.h"
+#include "sim/exec/transfers.h"
+
+namespace pipegrid::sim {
+
+/// How pipeline sends and receives behave (DESIGN.md, "Fidelity knobs").
+enum class P2pMode {
+  Async,     // sends never block compute; the flow starts at the send; receives are posted ahead
+  Blocking,  // rendezvous, one at a time: a send returns when the receiver has taken the data
+  Batched,   // the sends after an op and the receives before the next are posted together and waited
+             // together (Megatron's and DualPipe's batch_isend_irecv)
+};
+
+struct ExecOptions {
+  P2pMode p2p = P2pMode::Async;
+  CommFidelity tp_comm = CommFidelity::Analytic;
+  CommFidelity dp_comm = CommFidelity::Flow;
+};
+
+/// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs
+/// is on the wire; waiting for a peer that has not sent (or not posted its receive) is idle time —
+/// the bubble. idle = makespan − busy − exposed.
+struct GpuAccount {
+  double busy = 0;
+  double p2p_exposed = 0;
+  double tp_exposed = 0;
+  double dp_exposed = 0;  // data-parallel and tied-embedding gradient all-reduces
+  double finish = 0;
+  bool finished = false;
+  std::size_t position = 0;  // the op the GPU is at, for a deadlock report
+  double exposed() const { return p2p_exposed + tp_exposed + dp_exposed; }
+};
+
+struct Job {
+  const Schedule& schedule;
+  const Placement& placement;
+  const JobCosts& costs;
+  ExecOptions options;
+  std::vector<simgrid::s4u::Host*> hosts;  // of each job GPU
+  Network& network;
+  Transfers& transfers;
+  TraceWriter& trace;
+  ResultIndex results;
+  std::vector<GpuAccount> accounts;
+  /// The action that produces each backward result: I where the stage splits its backward, else B.
+  std::vector<Kind> backward_kind;  // indexed by stage * m + micro-batch
+
+  Job(const Schedule& schedule, const Placement& placement, const JobCosts& costs, ExecOptions options,
+      std::vector<simgrid::s4u::Host*> hosts, Network& network, Transfers& transfers, TraceWriter& trace);
+
+  /// The action a result comes from: F, or B / I.
+  Action producer(const Result& result) const;
+};
+
+/// The body of GPU `gpu`'s actor: runs its rank's program, then its gradient all-reduces.
+void run_gpu(Job& job, int gpu);
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,82 @@
+#include "sim/exec/job_costs.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "schedules/input_error.h"
+
+namespace pipegrid::sim {
+
+JobCosts JobCosts::from_times(const ActionTimes& times, double reference_speed, int stages, double p2p_bytes) {
+  StageWork work;
+  work.f_flops = times.f * reference_speed;
+  work.i_flops = times.i() * reference_speed;
+  work.w_flops = times.w * reference_speed;
+  work.forward_bytes = work.backward_bytes = p2p_bytes;
+  return JobCosts(std::vector<StageWork>(stages, work), (times.f + times.b - times.pair()) * reference_speed);
+}
+
+JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, double compute_efficiency) {
+  std::vector<StageWork> work;
+  for (const model::StageCost& c : stages) {
+    StageWork w;
+    w.f_flops = c.flops.forward / compute_efficiency;
+    w.i_flops = c.flops.backward_input / compute_efficiency;
+    w.w_flops = c.flops.backward_weight / compute_efficiency;
+    w.forward_bytes = static_cast<double>(c.send_forward_bytes);
+    w.backward_bytes = static_cast<double>(c.send_backward_bytes);
+    w.tp_allreduces_forward = c.tp_allreduces_per_forward;
+    w.tp_allreduces_backward = c.tp_allreduces_per_backward;
+    w.tp_allreduce_bytes = static_cast<double>(c.tp_allreduce_bytes);
+    w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
+    w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
+    work.push_back(w);
+  }
+  return JobCosts(std::move(work));
+}
+
+JobCosts::JobCosts(std::vector<StageWork> stages, double pair_saving_flops)
+    : stages_(std::move(stages)), pair_saving_flops_(pair_saving_flops) {}
+
+void JobCosts::scale_stages(const std::map<int, double>& factors) {
+  for (const auto& [stage, factor] : factors) {
+    if (stage < 0 || stage >= num_stages())
+      throw InputError(fmt::format("--stage-cost-scale {}={}: the job has stages 0-{}", stage, factor, num_stages() - 1));
+    if (!(factor > 0))
+      throw InputError(fmt::format("--stage-cost-scale {}={}: a factor must be positive", stage, factor));
+    StageWork& work = stages_[stage];
+    work.f_flops *= factor;
+    work.i_flops *= factor;
+    work.w_flops *= factor;
+  }
+}
+
+double JobCosts::flops(const Action& a) const {
+  const StageWork& work = stages_[a.stage];
+  switch (a.kind) {
+    case Kind::F: return work.f_flops;
+    case Kind::B: return work.i_flops + work.w_flops;
+    case Kind::I: return work.i_flops;
+    case Kind::W: return work.w_flops;
+  }
+  return 0;
+}
+
+double JobCosts::flops(const Op& op) const {
+  if (!op.is_pair()) return flops(op.first);
+  return std::max(0.0, flops(op.first) + flops(*op.second) - pair_saving_flops_);
+}
+
+int JobCosts::tp_allreduces(const Op& op) const {
+  int count = 0;
+  for (int i = 0; i < op.size(); ++i) {
+    const StageWork& work = stages_[op[i].stage];
+    if (op[i].kind == Kind::F) count += work.tp_allreduces_forward;
+    if (op[i].kind == Kind::B || op[i].kind == Kind::I) count += work.tp_allreduces_backward;
+  }
+  return count;
+}
+
+double JobCosts::tp_allreduce_bytes(const Op& op) const { return stages_[op.first.stage].tp_allreduce_bytes; }
+
+}  // namespace pipegrid::sim

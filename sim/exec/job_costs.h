@@ -1,0 +1,60 @@
+// What every action of a job costs on one GPU — compute FLOPs, bytes to the neighbour stages, the
+// tensor-parallel all-reduces inside it, the gradients to all-reduce after the step — whatever the
+// source: explicit times (as `pipegrid schedule` takes them) or a transformer model.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "schedules/action.h"
+#include "schedules/action_times.h"
+#include "sim/model/stage_cost.h"
+
+namespace pipegrid::sim {
+
+/// One virtual stage's costs on one GPU of its TP group, per micro-batch.
+struct StageWork {
+  double f_flops = 0;
+  double i_flops = 0;  // backward for inputs; the full backward B is I + W
+  double w_flops = 0;
+  double forward_bytes = 0;   // activation sent to the next stage
+  double backward_bytes = 0;  // gradient sent to the previous stage
+  int tp_allreduces_forward = 0;   // in F
+  int tp_allreduces_backward = 0;  // in B or I
+  double tp_allreduce_bytes = 0;
+  double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
+  double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage
+};
+
+/// The costs of all stages of a job. Compute is in FLOPs so that a GPU made slower in the platform
+/// file takes longer; explicit times are turned into FLOPs at a reference speed.
+class JobCosts {
+ public:
+  /// Explicit times in seconds on a GPU of `reference_speed` flop/s; `p2p_bytes` per boundary.
+  static JobCosts from_times(const ActionTimes& times, double reference_speed, int stages, double p2p_bytes);
+  /// A transformer's costs (sim/model): FLOPs divided by the compute efficiency, so that a GPU of
+  /// peak speed P runs them at P × efficiency.
+  static JobCosts from_model(const std::vector<model::StageCost>& stages, double compute_efficiency);
+  explicit JobCosts(std::vector<StageWork> stages = {}, double pair_saving_flops = 0);
+
+  /// Multiplies the compute of the named stages (the embedding and LM-head stages are heavier, say).
+  /// Throws InputError for an unknown stage or a factor that is not positive.
+  void scale_stages(const std::map<int, double>& factors);
+
+  int num_stages() const { return static_cast<int>(stages_.size()); }
+  const StageWork& stage(int s) const { return stages_[s]; }
+  double flops(const Action& a) const;
+  /// An overlapped pair costs its halves less what overlapping saves (FB < F + B).
+  double flops(const Op& op) const;
+  int tp_allreduces(const Op& op) const;
+  double tp_allreduce_bytes(const Op& op) const;
+  double result_bytes(int stage, bool backward) const {
+    return backward ? stages_[stage].backward_bytes : stages_[stage].forward_bytes;
+  }
+
+ private:
+  std::vector<StageWork> stages_;
+  double pair_saving_flops_ = 0;
+};
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,51 @@
+// What a simulation writes under --out DIR besides the trace: summary.json and links.csv
+// (DESIGN.md, "Outputs"). Columns and keys are declared here once; README documents them.
+#pragma once
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "schedules/schedule.h"
+#include "sim/exec/executor.h"
+
+namespace pipegrid::sim {
+
+/// Per pipeline rank, averaged over its TP × DP GPUs.
+struct RankSummary {
+  int rank = 0;
+  std::vector<int> stages;
+  double busy = 0;
+  double idle = 0;
+  double p2p_exposed = 0;
+  double tp_exposed = 0;
+  double dp_exposed = 0;
+};
+
+std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const Schedule& schedule);
+
+/// The rank that set the pace: the one that computed longest (the others wait for it), and why.
+struct Pace {
+  int rank = 0;
+  double busy = 0;
+  double mean_busy = 0;  // over all ranks
+  std::string explanation;
+};
+Pace find_pace(const std::vector<RankSummary>& ranks);
+
+/// The link class a link belongs to, from its name: the last '-'-separated word, after dropping
+/// SimGrid's _UP / _DOWN direction suffix ("node3-gpu5-nvlink_UP" → "nvlink").
+std::string link_class(std::string_view link_name);
+
+/// summary.json: `inputs` (echoed by the caller: what was simulated and with which options) plus
+/// makespan, bubble_fraction, pace, ranks, gpus, bytes_per_link_class and, when `model` is given,
+/// its metrics (tflops_per_gpu, mfu).
+nlohmann::json summary_json(const SimulationResult& result, const Schedule& schedule, nlohmann::json inputs,
+                            nlohmann::json model_metrics = nullptr);
+
+inline constexpr std::array<std::string_view, 10> kLinkColumns = {
+    "link", "class", "bandwidth", "latency", "sharing_policy", "bytes", "flows", "busy_time", "utilization", "direction"};
+void write_links_csv(const std::string& path, const SimulationResult& result);
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,24 @@
+// Tags that name each message to a GPU uniquely: a pipeline result, or one step of one collective.
+#pragma once
+
+#include <cstdint>
+
+namespace pipegrid::sim {
+
+enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3 };
+
+/// A pipeline result, by its ResultIndex (schedules/results.h).
+constexpr std::uint64_t pipeline_tag(std::uint64_t result_index) { return result_index; }
+
+/// Step `step` of the `index`-th tensor-parallel all-reduce inside the op at `position` of the
+/// rank's program. The TP group's members run the same program, so they agree on it.
+constexpr std::uint64_t tensor_tag(std::uint64_t position, std::uint64_t index, std::uint64_t step) {
+  return (static_cast<std::uint64_t>(TagSpace::Tensor) << 60) | (position << 28) | (index << 14) | step;
+}
+
+/// Step `step` of the gradient all-reduce after the step (data-parallel or tied-embedding).
+constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step) {
+  return (static_cast<std::uint64_t>(space) << 60) | step;
+}
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,70 @@
+// The run's trace as it happens: trace.csv (one row per action and transfer) and trace.json (Chrome
+// trace events: one process per node, a compute and a communication track per GPU; opens in Perfetto).
+// Rows are written as events end, so memory stays flat however long the run.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/exec/placement.h"
+
+namespace pipegrid::sim {
+
+enum class Track { Compute, Comm };
+
+/// One interval of a GPU's timeline: a computation, a transfer (on the sender's row, the receiver as
+/// peer) or its part of a collective.
+struct TraceEvent {
+  int gpu = 0;
+  Track track = Track::Compute;
+  std::string_view kind;  // F, B, I, W, an overlapped pair's halves, p2p, tp-allreduce, dp-allreduce, …
+  int stage = -1;         // the action's stage, or the transferred result's
+  int microbatch = -1;
+  char action = 0;        // for p2p: the action that produced the result (F, B or I)
+  int peer = -1;          // for p2p: the receiving GPU
+  double bytes = 0;
+  double start = 0;
+  double end = 0;
+};
+
+/// The columns of trace.csv, in order (README documents them).
+inline constexpr std::array<std::string_view, 14> kTraceColumns = {
+    "gpu", "host", "node", "tp", "dp", "pp", "track", "kind", "stage", "microbatch", "peer", "bytes", "start", "end"};
+
+/// Which GPUs a trace keeps: all, or one per pipeline rank (TP rank 0 of DP replica 0) — the
+/// pipeline picture at a size Perfetto opens — or none.
+enum class TraceScope { All, Pipeline, Off };
+
+struct TracedGpu {
+  std::string host;
+  int node = 0;
+  int local = 0;  // index within its node
+  GpuCoordinates coordinates;
+};
+
+class TraceWriter {
+ public:
+  /// Opens DIR/trace.csv and DIR/trace.json; throws InputError when they cannot be created.
+  TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope);
+  ~TraceWriter();
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  /// One CSV row; in the JSON one event, or two for a transfer (on both GPUs' comm tracks).
+  void write(const TraceEvent& event);
+  /// Ends both files (the JSON array needs closing); called once the run is over.
+  void close();
+
+ private:
+  bool keeps(int gpu) const;
+  void write_json(int gpu, Track track, const std::string& name, double start, double end);
+  std::vector<TracedGpu> gpus_;
+  TraceScope scope_;
+  std::FILE* csv_ = nullptr;
+  std::FILE* json_ = nullptr;
+};
+
+}  // namespace pipegrid::sim

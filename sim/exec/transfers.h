@@ -1,0 +1,88 @@
+// Messages between GPUs with the semantics the user chose: an eager send whose flow starts at once
+// (async), or a rendezvous whose flow starts when both sides have posted (blocking, batched).
+#pragma once
+
+#include <cstdint>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/exec/network.h"
+
+namespace pipegrid::sim {
+
+/// Names one message to one GPU: a pipeline result or a step of a collective (see tags.h).
+struct MessageKey {
+  int dst_gpu;
+  std::uint64_t tag;
+  friend bool operator==(const MessageKey&, const MessageKey&) = default;
+};
+
+/// What a blocked GPU is waiting for, for the deadlock report.
+struct BlockedOn {
+  bool blocked = false;
+  bool sending = false;  // waiting for the peer to receive (rendezvous) rather than to send
+  int peer_gpu = -1;
+  FlowInfo flow{};       // the message it waits on
+};
+
+/// When a message's flow ran: [start, end].
+struct FlowSpan {
+  double start = 0;
+  double end = 0;
+};
+
+/// The messages in flight between the two sides of each transfer. Each side posts, then waits; an
+/// entry lives from the first post until both sides have waited (the eager sender never waits: its
+/// flow outlives it, as a NCCL send's data outlives the kernel that queued it).
+///
+/// A side that must wait for its peer suspends its actor, and the peer resumes it when the flow
+/// starts: SimGrid sees a blocked actor — and reports a deadlock when every actor is — rather than a
+/// polling loop, at two simcalls per wait (a condition variable costs four with its mutex, and a
+/// notification per flow whether anyone waits or not).
+class Transfers {
+ public:
+  Transfers(Network& network, int gpus);
+
+  /// Posts the sending side. Eager: the flow starts now. Otherwise it starts when the receiver posts.
+  void post_send(const MessageKey& key, const FlowInfo& flow, bool eager);
+  /// Posts the receiving side (starting the flow of a rendezvous whose sender already posted).
+  /// `expected` describes the message as the receiver knows it, for deadlock reports.
+  void post_receive(const MessageKey& key, const FlowInfo& expected);
+  /// Blocks one side of the message until its flow has ended; returns the flow's span.
+  FlowSpan wait(const MessageKey& key, bool as_sender);
+
+  const BlockedOn& blocked_on(int gpu) const { return waiters_[gpu].blocked; }
+
+ private:
+  struct KeyHash {
+    std::size_t operator()(const MessageKey& k) const {
+      return std::hash<std::uint64_t>()(k.tag * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.dst_gpu));
+    }
+  };
+  struct Entry {
+    FlowInfo flow{};
+    bool sent = false;
+    bool received = false;
+    bool eager = false;
+    bool starting = false;  // set before the flow's start, which yields to other actors
+    int waits_left = 0;  // sides that will still wait on it
+    simgrid::s4u::CommPtr comm;
+  };
+  struct Waiter {
+    simgrid::s4u::ActorPtr actor;  // set while suspended
+    BlockedOn blocked;
+    MessageKey key{};               // what it waits for
+  };
+
+  /// Starts the entry's flow. Starting is a simcall: other actors run meanwhile and may grow the
+  /// table, so the entry is looked up again afterwards rather than held by reference.
+  void start(const MessageKey& key);
+
+  Network& network_;
+  std::unordered_map<MessageKey, Entry, KeyHash> entries_;
+  std::vector<Waiter> waiters_;
+};
+
+}  // namespace pipegrid::sim

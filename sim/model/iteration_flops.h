@@ -1,0 +1,26 @@
+// FLOPs of one training iteration, all GPUs together: the numerators of MFU and of Megatron's
+// throughput figures.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/model/parallelism.h"
+#include "sim/model/transformer.h"
+
+namespace pipegrid::model {
+
+/// Hardware FLOPs of one iteration over a global batch of `global_batch` sequences: what the GPUs
+/// execute, recomputed forwards included. With full recomputation and ffn = 4h this is the formula
+/// Narayanan et al. (SC 2021, §5.1) use for their TFLOP/s: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) — each
+/// layer 4 × its forward, the LM head 3 × its forward (not recomputed). It equals the sum of the stage
+/// costs' F + B over all stages, micro-batches, replicas and tensor-parallel GPUs.
+/// Throws InputError `--global-batch N: must be positive`, or the model's own InputError.
+double hardware_flops_per_iteration(const Transformer& model, std::int64_t global_batch, Recompute recompute);
+
+/// Model FLOPs of one iteration: the same without recomputation, 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h))
+/// with ffn = 4h (Korthikanti et al. 2022, "Reducing Activation Recomputation", Appendix A). Model
+/// FLOPs utilization (MFU, Chowdhery et al. 2022) divides this by peak FLOP/s × time, so a run is not
+/// credited for work it chose to redo.
+double model_flops_per_iteration(const Transformer& model, std::int64_t global_batch);
+
+}  // namespace pipegrid::model

@@ -1,0 +1,42 @@
+// How a model is cut over GPUs: tensor, pipeline and data parallelism, Megatron-LM style.
+#pragma once
+
+#include <string_view>
+
+#include "sim/model/transformer.h"
+
+namespace pipegrid::model {
+
+/// Activation recomputation. `Full` is Megatron's full (per-layer) checkpointing as in the SC 2021
+/// runs: each transformer layer keeps only its input and runs its forward again just before its
+/// backward. The embeddings and the LM head are not recomputed.
+enum class Recompute { None, Full };
+
+/// "none" or "full"; throws InputError `--recompute X: expected none or full` otherwise.
+Recompute parse_recompute(std::string_view text);
+std::string_view to_string(Recompute recompute);
+
+/// The parallel layout of one training run (Narayanan et al., SC 2021, §2–3): t-way tensor parallelism
+/// inside each layer, p pipeline ranks each holding v virtual stages (model chunks), so S = p·v stages
+/// in a chain, and d data-parallel replicas of the whole pipeline: t·p·d GPUs. With `scatter_gather`
+/// each of the t GPUs of a stage sends only its 1/t of the activation across a stage boundary and the
+/// receivers all-gather it over NVLink (§4.1).
+struct Parallelism {
+  int tp = 1;      // t
+  int pp = 1;      // p
+  int dp = 1;      // d
+  int chunks = 1;  // v, virtual stages per pipeline rank
+  bool scatter_gather = false;
+  Recompute recompute = Recompute::None;
+
+  int num_stages() const { return pp * chunks; }
+  int gpus() const { return tp * pp * dp; }
+
+  /// Throws InputError, one line naming the flag (`--tp`, `--pp`, `--dp`, `--chunks`, `--layers`), for
+  /// a size that is not positive, a tensor-parallel size that does not divide the heads (each GPU holds
+  /// whole heads, and then it divides h too) or the MLP width, or layers that do not split evenly over
+  /// the S stages.
+  void validate(const Transformer& model) const;
+};
+
+}  // namespace pipegrid::model

@@ -1,0 +1,65 @@
+// What the simulator charges one GPU of each virtual stage: FLOPs per action, parameters, and the
+// bytes of every transfer and collective (Narayanan et al., SC 2021).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/model/layer_costs.h"
+#include "sim/model/parallelism.h"
+#include "sim/model/transformer.h"
+
+namespace pipegrid::model {
+
+/// Bytes per element on the wire. Activations and their gradients travel in bf16 (2 bytes); weight
+/// gradients are reduced in fp32 (4 bytes) because Megatron accumulates a bf16 model's gradients in
+/// fp32 main-gradient buffers and all-reduces those.
+struct Precision {
+  int activation_bytes = 2;
+  int gradient_bytes = 4;
+
+  /// Throws InputError `--activation-bytes N: must be positive` (or `--gradient-bytes`).
+  void validate() const;
+};
+
+/// The cost of virtual stage `stage` for one of its t tensor-parallel GPUs. Stage s holds layers
+/// [s·l/S, (s+1)·l/S); stage 0 also holds the word and position embeddings, stage S − 1 the LM head
+/// (with tied embeddings, a copy of the word embeddings that the embedding all-reduce keeps equal).
+/// FLOPs and parameters are the whole stage's divided by t: Megatron splits every matmul, the word
+/// embeddings and the heads evenly. What it replicates instead is counted 1/t as well: per layer the
+/// LayerNorms and two row-parallel biases (6h of 12h², a relative t/(2h): 0.02 % to 0.2 % at t = 8
+/// for the presets) and on stage 0 the position embeddings (s·h; 2 % of stage 0 for gpt-1t at t = 8,
+/// p = 64).
+///
+/// Transfers, per micro-batch: `send_forward_bytes` goes to stage + 1 after F (b·s·h activations),
+/// `send_backward_bytes` to stage − 1 after the backward (their gradient, same size), each ÷ t with
+/// scatter/gather; 0 where there is no neighbour. Collectives: `tp_allreduces_per_forward` and
+/// `_per_backward` all-reduces of `tp_allreduce_bytes` (b·s·h elements) among the t GPUs — 2 per layer
+/// each way (after attention and after the MLP; Shoeybi et al. 2019, §3), 2 more per layer in a
+/// backward with full recomputation (the recomputed forward all-reduces again), 1 more in the forward
+/// of stage 0 (the vocabulary-parallel embedding sums its partial lookups) and 1 more in the backward
+/// of stage S − 1 (the LM head's input gradient); all backward ones are on the I path. Per iteration:
+/// `dp_gradient_bytes` all-reduced among the d replicas, `embedding_allreduce_bytes` between stage 0
+/// and stage S − 1. A collective over a group of one GPU is 0 bytes or 0 calls.
+struct StageCost {
+  int stage = 0;
+  int layers = 0;              // transformer layers on this stage, l / S
+  bool has_embedding = false;  // stage 0
+  bool has_lm_head = false;    // stage S − 1
+  Flops flops;                 // one micro-batch, this GPU
+  std::int64_t parameters = 0;  // this GPU
+  std::int64_t send_forward_bytes = 0;
+  std::int64_t send_backward_bytes = 0;
+  std::int64_t tp_allreduce_bytes = 0;
+  int tp_allreduces_per_forward = 0;
+  int tp_allreduces_per_backward = 0;
+  std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes, once per iteration
+  std::int64_t embedding_allreduce_bytes = 0;  // V·h / t × gradient bytes, tied embeddings and p > 1
+};
+
+/// The S = p·v stage costs, in stage order. Validates the model, the layout and the precision first
+/// (InputError, see their `validate`).
+std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& parallelism,
+                                   const Precision& precision = {});
+
+}  // namespace pipegrid::model

@@ -1,0 +1,78 @@
+// What a platform file holds that pipegrid needs before and besides SimGrid: its GPUs, links and
+// routes, checked, each with the line that declares it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace pipegrid::platform {
+
+/// A host with <prop id="role" value="gpu"/>: where one rank runs. `node` and `gpu` (its index in
+/// the node) come from its props, not from its name, so that a hand-written file may name it freely.
+struct GpuHost {
+  std::string name;
+  int node = 0;
+  int gpu = 0;
+  double speed = 0;          // flop/s (the first pstate's)
+  std::int64_t memory = 0;   // bytes
+  std::string model;         // gpu_model prop; "" when absent
+  int line = 0;
+};
+
+/// A <link> as declared. A SPLITDUPLEX link is two independent directions of `bandwidth` each,
+/// which SimGrid names NAME_UP and NAME_DOWN.
+struct LinkFacts {
+  std::string name;
+  double bandwidth = 0;  // bytes/s
+  double latency = 0;    // seconds
+  std::string sharing_policy;  // SHARED, SPLITDUPLEX or FATPIPE (FULLDUPLEX is read as SPLITDUPLEX)
+  int line = 0;
+};
+
+/// One <link_ctn> of a route: the link and, for a SPLITDUPLEX one, the direction used.
+struct LinkUse {
+  std::string link;
+  std::string direction;  // "UP", "DOWN", or "NONE" for links that have one direction
+  bool operator==(const LinkUse&) const = default;
+};
+
+/// A <route> between two netpoints (hosts or routers). When symmetrical, the way back is the same
+/// links in reverse order with UP and DOWN swapped.
+struct RouteFacts {
+  std::string src;
+  std::string dst;
+  std::vector<LinkUse> links;
+  bool symmetrical = true;
+  int line = 0;
+};
+
+/// A platform file as read_platform checked it: every route names known netpoints and links, GPU
+/// names and (node, gpu) pairs are unique, there is at least one GPU. The GPUs are in the order the
+/// executor places ranks on them; the rest keeps the file's order. The two indexes are filled by
+/// read_platform and serve the find_ functions.
+struct PlatformFacts {
+  std::string path;
+  std::vector<GpuHost> gpus;              // sorted by (node, gpu)
+  int nodes = 0;                          // distinct node numbers among the GPUs
+  std::vector<std::string> other_hosts;   // hosts that are not GPUs, in file order
+  std::vector<std::string> routers;       // in file order
+  std::vector<LinkFacts> links;           // in file order
+  std::vector<RouteFacts> routes;         // in file order
+  std::vector<std::pair<std::string, std::string>> config;  // the <config> props, in file order
+  std::string network_model;  // network/model from <config>, or SimGrid's default "LV08"
+  std::string routing;        // the routing of the outermost zone
+
+  /// nullptr when there is no such link.
+  const LinkFacts* find_link(std::string_view name) const;
+  const GpuHost* find_gpu(std::string_view name) const;
+  bool has_host(std::string_view name) const;  // a GPU or another host
+
+  std::unordered_map<std::string, std::size_t> link_index;  // name → position in links
+  std::unordered_map<std::string, std::size_t> gpu_index;   // name → position in gpus
+};
+
+}  // namespace pipegrid::platform

@@ -1,0 +1,286 @@
+#include "sim/platform/platform_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <pugixml.hpp>
+#include <set>
+#include <sstream>
+
+#include "schedules/input_error.h"
+#include "sim/platform/units.h"
+
+namespace pipegrid::platform {
+
+namespace {
+
+// SimGrid's default network model when a file does not choose one.
+constexpr const char* kSimGridDefaultModel = "LV08";
+
+// The file's text and where each line starts, to turn pugixml's offsets into line numbers.
+class SourceText {
+ public:
+  SourceText(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text_.size(); ++i)
+      if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  }
+  const std::string& text() const { return text_; }
+  int line_at(std::ptrdiff_t offset) const {
+    if (offset < 0) return 0;
+    const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<std::size_t>(offset));
+    return static_cast<int>(after - line_starts_.begin());
+  }
+  int line_of(const pugi::xml_node& node) const { return line_at(node.offset_debug()); }
+  [[noreturn]] void fail(const pugi::xml_node& node, const std::string& rule) const {
+    throw InputError(fmt::format("{}:{}: {}", path_, line_of(node), rule));
+  }
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::vector<std::size_t> line_starts_;
+};
+
+std::optional<long long> parse_integer(std::string_view text) {
+  long long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Reads the zones' elements into facts, remembering the route elements for a second pass: a route
+// may only be checked once every netpoint and link is known.
+class Reader {
+ public:
+  Reader(const SourceText& source, PlatformFacts& facts) : source_(source), facts_(facts) {}
+
+  void read_platform(const pugi::xml_node& platform) {
+    for (const pugi::xml_node& child : platform.children()) {
+      const std::string_view name = child.name();
+      if (name == "config") {
+        for (const pugi::xml_node& prop : child.children("prop"))
+          facts_.config.emplace_back(prop.attribute("id").value(), prop.attribute("value").value());
+      } else if (name == "zone" || name == "AS") {
+        read_zone(child);
+      } else if (name != "trace" && name != "trace_connect") {
+        refuse(child);
+      }
+    }
+    for (const auto& route : route_nodes_) read_route(route);
+  }
+
+ private:
+  void read_zone(const pugi::xml_node& zone) {
+    if (facts_.routing.empty()) facts_.routing = zone.attribute("routing").value();
+    for (const pugi::xml_node& child : zone.children()) {
+      const std::string_view name = child.name();
+      if (name == "zone" || name == "AS") read_zone(child);
+      else if (name == "host") read_host(child);
+      else if (name == "router") add_netpoint(child);
+      else if (name == "link") read_link(child);
+      else if (name == "route") route_nodes_.push_back(child);
+      else if (name != "prop" && name != "trace" && name != "trace_connect") refuse(child);
+    }
+  }
+
+  [[noreturn]] void refuse(const pugi::xml_node& node) const {
+    source_.fail(node, fmt::format("<{}> is not read by pipegrid: declare hosts, routers, links and routes "
+                                   "in zones (platforms/README.md)",
+                                   node.name()));
+  }
+
+  std::string id_of(const pugi::xml_node& node) const {
+    const std::string id = node.attribute("id").value();
+    if (id.empty()) source_.fail(node, fmt::format("<{}> needs an id", node.name()));
+    return id;
+  }
+
+  std::string add_netpoint(const pugi::xml_node& node) {
+    const std::string id = id_of(node);
+    const auto [first, added] = netpoint_lines_.emplace(id, source_.line_of(node));
+    if (!added) source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", id, first->second));
+    if (std::string_view(node.name()) == "router") facts_.routers.push_back(id);
+    return id;
+  }
+
+  void read_host(const pugi::xml_node& node) {
+    const std::string id = add_netpoint(node);
+    const std::string speed_text = node.attribute("speed").value();
+    // Several pstates are "f0, f1, …"; a host starts in pstate 0.
+    const std::string first_pstate = speed_text.substr(0, speed_text.find(','));
+    const double speed = positive_quantity(node, fmt::format("host {}: speed", id), speed_text,
+                                           parse_speed(first_pstate), "312Tf");
+    std::map<std::string, pugi::xml_node> props;
+    for (const pugi::xml_node& prop : node.children("prop")) props[prop.attribute("id").value()] = prop;
+    if (!props.contains("role") || std::string_view(props["role"].attribute("value").value()) != "gpu") {
+      facts_.other_hosts.push_back(id);
+      return;
+    }
+    GpuHost gpu;
+    gpu.name = id;
+    gpu.speed = speed;
+    gpu.line = source_.line_of(node);
+    gpu.node = static_cast<int>(integer_prop(node, props, id, "node", "a non-negative integer", 0, 1'000'000'000));
+    gpu.gpu = static_cast<int>(integer_prop(node, props, id, "gpu", "a non-negative integer", 0, 1'000'000'000));
+    gpu.memory = integer_prop(node, props, id, "memory", "a positive number of bytes", 1, INT64_MAX);
+    if (props.contains("gpu_model")) gpu.model = props["gpu_model"].attribute("value").value();
+    const auto [first, added] = gpu_slots_.emplace(std::pair(gpu.node, gpu.gpu), id);
+    if (!added)
+      source_.fail(node, fmt::format("host {}: node {} gpu {} is already host {}", id, gpu.node, gpu.gpu,
+                                     first->second));
+    facts_.gpus.push_back(std::move(gpu));
+  }
+
+  static std::string unreadable(const std::string& what, const std::string& text, const char* examples) {
+    return fmt::format("{} must be a number with a SimGrid unit such as {}, got {}", what, examples,
+                       text.empty() ? "nothing" : text);
+  }
+
+  // A speed or bandwidth: readable (SimGrid's units), then positive and finite.
+  double positive_quantity(const pugi::xml_node& node, const std::string& what, const std::string& text,
+                           std::optional<double> value, const char* examples) const {
+    if (!value) source_.fail(node, unreadable(what, text, examples));
+    if (!(*value > 0) || !std::isfinite(*value)) source_.fail(node, fmt::format("{} must be positive, got {}", what, text));
+    return *value;
+  }
+
+  long long integer_prop(const pugi::xml_node& host, std::map<std::string, pugi::xml_node>& props,
+                         const std::string& id, const char* prop, const char* rule, long long min,
+                         long long max) const {
+    if (!props.contains(prop))
+      source_.fail(host, fmt::format("host {}: a GPU host (role gpu) needs property {}", id, prop));
+    const std::string text = props[prop].attribute("value").value();
+    const std::optional<long long> value = parse_integer(text);
+    if (!value || *value < min || *value > max)
+      source_.fail(props[prop], fmt::format("host {}: property {} must be {}, got {}", id, prop, rule, text));
+    return *value;
+  }
+
+  void read_link(const pugi::xml_node& node) {
+    LinkFacts link;
+    link.name = id_of(node);
+    link.line = source_.line_of(node);
+    const auto [first, added] = link_lines_.emplace(link.name, link.line);
+    if (!added)
+      source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", link.name, first->second));
+    const std::string bandwidth_text = node.attribute("bandwidth").value();
+    link.bandwidth = positive_quantity(node, fmt::format("link {}: bandwidth", link.name), bandwidth_text,
+                                       parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
+    const std::string latency_text = node.attribute("latency").as_string("0");
+    const std::optional<double> latency = parse_time(latency_text);
+    if (!latency) source_.fail(node, unreadable(fmt::format("link {}: latency", link.name), latency_text, "1us or 500ns"));
+    if (!(*latency >= 0) || !std::isfinite(*latency))
+      source_.fail(node, fmt::format("link {}: latency must not be negative, got {}", link.name, latency_text));
+    link.latency = *latency;
+    link.sharing_policy = node.attribute("sharing_policy").as_string("SHARED");
+    if (link.sharing_policy == "FULLDUPLEX") link.sharing_policy = "SPLITDUPLEX";  // SimGrid's old spelling
+    if (link.sharing_policy != "SHARED" && link.sharing_policy != "SPLITDUPLEX" && link.sharing_policy != "FATPIPE")
+      source_.fail(node, fmt::format("link {}: sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, got {}",
+                                     link.name, link.sharing_policy));
+    facts_.link_index.emplace(link.name, facts_.links.size());
+    facts_.links.push_back(std::move(link));
+  }
+
+  void read_route(const pugi::xml_node& node) {
+    RouteFacts route;
+    route.src = node.attribute("src").value();
+    route.dst = node.attribute("dst").value();
+    route.line = source_.line_of(node);
+    const std::string what = fmt::format("route {} -> {}", route.src, route.dst);
+    for (const std::string& end : {route.src, route.dst})
+      if (!netpoint_lines_.contains(end)) source_.fail(node, fmt::format("{}: no host or router {}", what, end));
+    const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
+    route.symmetrical = symmetrical == "YES" || symmetrical == "yes";
+    declare_once(node, route.src, route.dst, what);
+    if (route.symmetrical) declare_once(node, route.dst, route.src, what);
+    for (const pugi::xml_node& ctn : node.children("link_ctn")) {
+      LinkUse use{ctn.attribute("id").value(), ctn.attribute("direction").as_string("NONE")};
+      const LinkFacts* link = facts_.find_link(use.link);
+      if (!link) source_.fail(ctn, fmt::format("{}: no link named {}", what, use.link));
+      const bool directed = use.direction == "UP" || use.direction == "DOWN";
+      if (link->sharing_policy == "SPLITDUPLEX" && !directed)
+        source_.fail(ctn, fmt::format("{}: link {} is SPLITDUPLEX and needs direction UP or DOWN", what, use.link));
+      if (link->sharing_policy != "SPLITDUPLEX" && use.direction != "NONE")
+        source_.fail(ctn, fmt::format("{}: link {} is {} and has no direction {}", what, use.link,
+                                      link->sharing_policy, use.direction));
+      route.links.push_back(std::move(use));
+    }
+    facts_.routes.push_back(std::move(route));
+  }
+
+  // SimGrid refuses a second route between the same two netpoints in the same direction.
+  void declare_once(const pugi::xml_node& node, const std::string& from, const std::string& to,
+                    const std::string& what) {
+    const auto [first, added] = route_lines_.emplace(std::pair(from, to), source_.line_of(node));
+    if (!added)
+      source_.fail(node, fmt::format("{}: a route from {} to {} is already declared at line {}", what, from, to,
+                                     first->second));
+  }
+
+  const SourceText& source_;
+  PlatformFacts& facts_;
+  std::vector<pugi::xml_node> route_nodes_;
+  std::map<std::string, int> netpoint_lines_;
+  std::map<std::string, int> link_lines_;
+  std::map<std::pair<int, int>, std::string> gpu_slots_;
+  std::map<std::pair<std::string, std::string>, int> route_lines_;
+};
+
+}  // namespace
+
+const LinkFacts* PlatformFacts::find_link(std::string_view name) const {
+  const auto it = link_index.find(std::string(name));
+  return it == link_index.end() ? nullptr : &links[it->second];
+}
+
+const GpuHost* PlatformFacts::find_gpu(std::string_view name) const {
+  const auto it = gpu_index.find(std::string(name));
+  return it == gpu_index.end() ? nullptr : &gpus[it->second];
+}
+
+bool PlatformFacts::has_host(std::string_view name) const {
+  return find_gpu(name) || std::find(other_hosts.begin(), other_hosts.end(), name) != other_hosts.end();
+}
+
+PlatformFacts read_platform(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const SourceText source(path, buffer.str());
+
+  pugi::xml_document document;
+  const pugi::xml_parse_result parsed = document.load_buffer(source.text().data(), source.text().size());
+  if (!parsed)
+    throw InputError(fmt::format("{}:{}: malformed XML: {}", path, source.line_at(parsed.offset), parsed.description()));
+  const pugi::xml_node root = document.document_element();
+  const std::string version = root.attribute("version").value();
+  if (std::string_view(root.name()) != "platform" || version != "4.1")
+    source.fail(root, fmt::format(R"(the root element must be <platform version="4.1">, got <{} version="{}">)",
+                                  root.name(), version));
+
+  PlatformFacts facts;
+  facts.path = path;
+  Reader(source, facts).read_platform(root);
+  if (facts.gpus.empty())
+    throw InputError(fmt::format(R"({}: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/>)", path));
+  std::sort(facts.gpus.begin(), facts.gpus.end(),
+            [](const GpuHost& a, const GpuHost& b) { return std::pair(a.node, a.gpu) < std::pair(b.node, b.gpu); });
+  std::set<int> nodes;
+  for (std::size_t i = 0; i < facts.gpus.size(); ++i) {
+    facts.gpu_index.emplace(facts.gpus[i].name, i);
+    nodes.insert(facts.gpus[i].node);
+  }
+  facts.nodes = static_cast<int>(nodes.size());
+  facts.network_model = kSimGridDefaultModel;
+  for (const auto& [id, value] : facts.config)
+    if (id == "network/model") facts.network_model = value;
+  return facts;
+}
+
+}  // namespace pipegrid::platform

@@ -1,0 +1,34 @@
+// Reads a SimGrid platform file and checks it before SimGrid loads it, so that a mistake in a
+// hand-edited file is one line naming the file, the line and the rule (exit code 2) rather than a
+// SimGrid abort.
+#pragma once
+
+#include <string>
+
+#include "sim/platform/platform_facts.h"
+
+namespace pipegrid::platform {
+
+/// Parses `path` with pugixml and returns its facts. Reads <config> props and, in <zone>s (nested
+/// or not), <host>, <router>, <link> and <route>; <trace> and <trace_connect> are SimGrid's alone
+/// and skipped; other elements (<cluster>, <backbone>, zone routes, …) are refused. Quantities are
+/// read as SimGrid reads them (units.h). Throws InputError, one line, e.g.:
+///   FILE: cannot open the file
+///   FILE:LINE: malformed XML: <pugixml's description>
+///   FILE:LINE: the root element must be <platform version="4.1">, got <platform version="3">
+///   FILE:LINE: host H: speed must be positive, got 0f
+///   FILE:LINE: host H: property memory must be a positive number of bytes, got 80GB
+///   FILE:LINE: host H: node 0 gpu 1 is already host G
+///   FILE:LINE: link L: bandwidth must be positive, got 0GBps
+///   FILE:LINE: link L: bandwidth must be a number with a SimGrid unit such as 25GBps or 200Gbps, got 25GB/s
+///   FILE:LINE: link L: latency must not be negative, got -1us
+///   FILE:LINE: route A -> B: no link named L
+///   FILE:LINE: route A -> B: no host or router B
+///   FILE:LINE: route A -> B: link L is SPLITDUPLEX and needs direction UP or DOWN
+///   FILE:LINE: route A -> B: a route from A to B is already declared at line N
+///   FILE:LINE: duplicate id X, first declared at line N
+///   FILE: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/>
+/// LINE is that of the element at fault (of the <prop> or <link_ctn> when one is).
+PlatformFacts read_platform(const std::string& path);
+
+}  // namespace pipegrid::platform

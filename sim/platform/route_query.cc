@@ -1,0 +1,48 @@
+#include "sim/platform/route_query.h"
+
+#include <fmt/format.h>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include "schedules/input_error.h"
+
+namespace pipegrid::platform {
+
+std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
+                                     const std::vector<std::pair<std::string, std::string>>& pairs) {
+  // "Configuration change" lines for each <config> prop are noise to a user; warnings stay.
+  std::string program = "pipegrid";
+  std::string quiet = "--log=xbt_cfg.thres:warning";
+  char* argv[] = {program.data(), quiet.data(), nullptr};
+  int argc = 2;
+  simgrid::s4u::Engine engine(&argc, argv);
+  try {
+    engine.load_platform(platform_path);
+  } catch (const std::exception& e) {
+    // read_platform checks what pipegrid knows of; anything else SimGrid rejects is still bad input.
+    throw InputError(fmt::format("{}: SimGrid cannot load it: {}", platform_path, e.what()));
+  }
+  for (const auto& [src, dst] : pairs)
+    for (const std::string& name : {src, dst})
+      if (!engine.host_by_name_or_null(name))
+        throw InputError(fmt::format("{}: no host of that name in {}", name, platform_path));
+
+  std::vector<SimRoute> routes;
+  simgrid::s4u::Host* any_host = engine.get_all_hosts().front();
+  simgrid::s4u::Actor::create("route-query", any_host, [&] {
+    for (const auto& [src, dst] : pairs) {
+      SimRoute route{src, dst, {}, 0};
+      std::vector<simgrid::s4u::Link*> links;
+      engine.host_by_name(src)->route_to(engine.host_by_name(dst), links, &route.latency);
+      for (const simgrid::s4u::Link* link : links)
+        route.links.push_back({link->get_name(), link->get_bandwidth(), link->get_latency()});
+      routes.push_back(std::move(route));
+    }
+  });
+  engine.run();
+  return routes;
+}
+
+}  // namespace pipegrid::platform

@@ -1,0 +1,51 @@
+// The two engines check each other: on an ideal network (FATPIPE ports of 1 PB/s, no latency) with
+// explicit times, SimGrid's makespan equals the contention-free engine's to 1e-9 relative.
+#include <gtest/gtest.h>
+
+#include "exec_support.h"
+#include "schedules/timing.h"
+
+namespace pipegrid::sim {
+namespace {
+
+using test_support::explicit_job;
+using test_support::star_gpus;
+
+struct Case {
+  std::string schedule;
+  int pp, microbatches, chunks, dp, tp;
+};
+
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " v " << c.chunks << " dp " << c.dp << " tp " << c.tp;
+}
+
+class EnginesAgree : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EnginesAgree, OnAnIdealNetwork) {
+  const Case& c = GetParam();
+  const ActionTimes times{1.25, 2.5, 1.0, std::nullopt};
+  SimulationInput input = explicit_job("ideal-16gpu.xml", star_gpus(16, 8), c.schedule, {c.pp, c.microbatches, c.chunks},
+                                       {c.tp, c.pp, c.dp}, times, /*p2p_bytes=*/1e3);
+  const double expected = time_schedule(input.schedule, times).makespan;
+  const SimulationResult result = simulate(input);
+  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+  EXPECT_NEAR(result.makespan, expected, 1e-9 * expected);
+  EXPECT_EQ(result.gpus.size(), static_cast<std::size_t>(c.pp * c.dp * c.tp));
+  for (const GpuReport& gpu : result.gpus)
+    EXPECT_NEAR(gpu.account.busy, c.microbatches * input.schedule.chunks * (times.f + times.b), 1e-9 * expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedules, EnginesAgree,
+                         ::testing::Values(Case{"gpipe", 4, 8, 0, 1, 1}, Case{"1f1b", 4, 8, 0, 1, 1},
+                                           Case{"1f1b", 8, 16, 0, 2, 1}, Case{"1f1b", 3, 5, 0, 1, 1},
+                                           Case{"interleaved", 4, 8, 2, 2, 1}, Case{"interleaved", 2, 6, 3, 1, 2},
+                                           Case{"gpipe", 2, 3, 0, 4, 2}),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           return param_info.param.schedule + "_p" + std::to_string(param_info.param.pp) + "_m" +
+                                  std::to_string(param_info.param.microbatches) + "_dp" + std::to_string(param_info.param.dp) +
+                                  "_tp" + std::to_string(param_info.param.tp);
+                         });
+
+}  // namespace
+}  // namespace pipegrid::sim

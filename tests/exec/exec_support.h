@@ -1,0 +1,39 @@
+// Helpers for executor tests: the test platforms and a simulation input with explicit times.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedules/generators.h"
+#include "sim/exec/executor.h"
+
+namespace pipegrid::sim::test_support {
+
+inline const std::string kPlatforms = PIPEGRID_TEST_DATA "/platforms";
+
+/// The GPUs of tests/data/platforms/*: hosts gpu0 … gpu{n-1}, `per_node` to a node.
+inline std::vector<PlatformGpu> star_gpus(int n, int per_node) {
+  std::vector<PlatformGpu> gpus;
+  for (int g = 0; g < n; ++g) gpus.push_back({"gpu" + std::to_string(g), g / per_node});
+  return gpus;
+}
+
+/// A job of the named schedule with explicit times (seconds at 1 Tflop/s, the test GPUs' speed).
+inline SimulationInput explicit_job(const std::string& platform, std::vector<PlatformGpu> gpus, const std::string& schedule,
+                                    ScheduleParams params, ParallelSizes sizes, const ActionTimes& times,
+                                    double p2p_bytes) {
+  SimulationInput input{kPlatforms + "/" + platform,
+                        std::move(gpus),
+                        generate_schedule(schedule, params),
+                        sizes,
+                        "tp-dp-pp",
+                        false,
+                        JobCosts(),
+                        ExecOptions{},
+                        "",
+                        TraceScope::Off};
+  input.costs = JobCosts::from_times(times, 1e12, input.schedule.num_stages(), p2p_bytes);
+  return input;
+}
+
+}  // namespace pipegrid::sim::test_support

@@ -1,0 +1,124 @@
+// Flows and collectives against hand computations on tests/data/platforms/star-4gpu.xml: four GPUs,
+// each with a 1 GB/s full-duplex port of 1 ms latency to one switch, so a transfer between two GPUs
+// crosses two ports: 2 ms + bytes / (1 GB/s). Tolerance: 1e-9 relative unless stated.
+#include <gtest/gtest.h>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "exec_support.h"
+#include "sim/exec/collectives.h"
+#include "sim/exec/tags.h"
+
+namespace pipegrid::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+constexpr double kLatency = 2e-3;  // two ports of 1 ms
+constexpr double kBandwidth = 1e9;
+
+// Runs `body` in actors, one per GPU given, on the star platform, with a Network and Transfers.
+template <typename Body>
+void on_star(const std::vector<int>& gpus, Body body) {
+  int argc = 1;
+  char name[] = "test";
+  char* argv[] = {name, nullptr};
+  sg4::Engine engine(&argc, argv);
+  engine.load_platform(test_support::kPlatforms + "/star-4gpu.xml");
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < 4; ++g) hosts.push_back(engine.host_by_name("gpu" + std::to_string(g)));
+  Network network(hosts, nullptr);
+  Transfers transfers(network, 4);
+  for (int g : gpus) sg4::Actor::create("gpu" + std::to_string(g), hosts[g], [&, g] { body(g, network, transfers); });
+  engine.run();
+}
+
+TEST(Flows, OneTransferTakesLatencyPlusBytesOverBandwidth) {
+  double arrived = 0;
+  on_star({0, 1}, [&](int gpu, Network&, Transfers& transfers) {
+    const MessageKey key{1, 7};
+    if (gpu == 0) transfers.post_send(key, FlowInfo{FlowKind::PipelineP2p, 0, 1, 1e9}, /*eager=*/true);
+    if (gpu == 1) {
+      transfers.post_receive(key, FlowInfo{FlowKind::PipelineP2p, 0, 1, 0});
+      transfers.wait(key, /*as_sender=*/false);
+      arrived = sg4::Engine::get_clock();
+    }
+  });
+  EXPECT_NEAR(arrived, kLatency + 1e9 / kBandwidth, 1e-9);
+}
+
+TEST(Flows, TwoFlowsThroughOnePortShareItsBandwidth) {
+  // GPU 0 sends 1 GB to GPU 1 and 1 GB to GPU 2 at once: both leave through GPU 0's port at 0.5 GB/s.
+  std::vector<double> arrived(4, 0);
+  on_star({0, 1, 2}, [&](int gpu, Network&, Transfers& transfers) {
+    if (gpu == 0) {
+      for (int dst : {1, 2}) transfers.post_send({dst, 1}, FlowInfo{FlowKind::PipelineP2p, 0, dst, 1e9}, true);
+      return;
+    }
+    transfers.post_receive({gpu, 1}, FlowInfo{FlowKind::PipelineP2p, 0, gpu, 0});
+    transfers.wait({gpu, 1}, false);
+    arrived[gpu] = sg4::Engine::get_clock();
+  });
+  EXPECT_NEAR(arrived[1], kLatency + 2e9 / kBandwidth, 1e-9);
+  EXPECT_NEAR(arrived[2], kLatency + 2e9 / kBandwidth, 1e-9);
+}
+
+TEST(Flows, RendezvousStartsWhenBothSidesHavePosted) {
+  // The receiver posts at t = 1 s: a blocking send's flow starts then, not at the send.
+  double sender_returned = 0;
+  on_star({0, 1}, [&](int gpu, Network&, Transfers& transfers) {
+    const MessageKey key{1, 3};
+    if (gpu == 0) {
+      transfers.post_send(key, FlowInfo{FlowKind::PipelineP2p, 0, 1, 1e9}, /*eager=*/false);
+      transfers.wait(key, /*as_sender=*/true);
+      sender_returned = sg4::Engine::get_clock();
+    } else {
+      sg4::this_actor::sleep_for(1);
+      transfers.post_receive(key, FlowInfo{FlowKind::PipelineP2p, 0, 1, 0});
+      transfers.wait(key, false);
+    }
+  });
+  EXPECT_NEAR(sender_returned, 1 + kLatency + 1e9 / kBandwidth, 1e-9);
+}
+
+TEST(Flows, RingAllReduceTakesTheRingFormula) {
+  // S = 1 GB over n = 4: 2(n − 1)/n · S / bw + 2(n − 1) · latency = 1.5 s + 12 ms. Each step's four
+  // flows use four different up ports and four different down ports: no contention.
+  const double bytes = 1e9;
+  const double formula = 2.0 * 3 / 4 * bytes / kBandwidth + 2.0 * 3 * kLatency;
+  std::vector<double> done(4, 0);
+  double analytic = 0;
+  on_star({0, 1, 2, 3}, [&](int gpu, Network& network, Transfers& transfers) {
+    const std::vector<int> ring{0, 1, 2, 3};
+    ring_allreduce_flows(transfers, ring, gpu, bytes, FlowKind::DataAllReduce,
+                         [](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }, 0);
+    done[gpu] = sg4::Engine::get_clock();
+    if (gpu == 0) analytic = ring_allreduce_seconds(network, ring, bytes);
+  });
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_NEAR(done[gpu], formula, 1e-9 * formula) << "gpu " << gpu;
+  EXPECT_NEAR(analytic, formula, 1e-12 * formula);
+}
+
+TEST(Flows, LinksAccountBytesAndBusyTime) {
+  std::vector<LinkUsage> links;
+  on_star({0, 1}, [&](int gpu, Network& network, Transfers& transfers) {
+    if (gpu == 0) {
+      transfers.post_send({1, 1}, FlowInfo{FlowKind::PipelineP2p, 0, 1, 1e9}, true);
+      return;
+    }
+    transfers.post_receive({1, 1}, FlowInfo{FlowKind::PipelineP2p, 0, 1, 0});
+    transfers.wait({1, 1}, false);
+    sg4::this_actor::sleep_for(1);  // after the flow: its completion has been accounted
+    links = network.links();
+  });
+  ASSERT_EQ(links.size(), 2u);  // gpu0's port (up) and gpu1's port (down)
+  for (const LinkUsage& usage : links) {
+    EXPECT_EQ(usage.bytes, 1e9);
+    EXPECT_EQ(usage.flows, 1u);
+    EXPECT_NEAR(usage.busy_time, kLatency + 1, 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace pipegrid::sim
