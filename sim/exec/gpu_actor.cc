@@ -49,7 +49,8 @@ class GpuRun {
         gpu_(gpu),
         at_(job.placement.coordinates(gpu)),
         program_(job.schedule.programs[at_.pp]),
-        account_(job.accounts[gpu]) {}
+        account_(job.accounts[gpu]),
+        speed_(job.hosts[gpu]->get_speed()) {}
 
   void run() {
     std::vector<Message> pending_sends;  // batched: posted with the next op's receives
@@ -162,13 +163,15 @@ class GpuRun {
   }
 
   // Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
-  // analytic TP all-reduces): one activity for both, the communication as extra FLOPs at this host's
-  // speed, since every activity costs simulation time at 3072 GPUs (platforms here have constant
-  // speeds; a host with an availability trace would stretch the communication too).
+  // analytic TP all-reduces), as one wait of flops / speed + comm_seconds. A GPU runs one computation
+  // at a time at its host's constant speed, so waiting that long is exactly what an exec of the FLOPs
+  // would do — at one simcall instead of two and without the CPU model's sharing machinery, which
+  // halves the cost of an op at 3072 GPUs (README, "Performance"). Overlapped kernels that share a
+  // GPU's speed need real execs; they are not modelled here.
   void execute(const Op& op, double flops, double comm_seconds = 0) {
     const double start = sg4::Engine::get_clock();
-    const double comm_flops = comm_seconds * sg4::this_actor::get_host()->get_speed();
-    if (flops + comm_flops > 0) sg4::this_actor::execute(flops + comm_flops);
+    const double compute_seconds = flops / speed_;
+    if (compute_seconds + comm_seconds > 0) sg4::this_actor::sleep_for(compute_seconds + comm_seconds);
     const double end = sg4::Engine::get_clock();
     const double computed = end - start - comm_seconds;
     account_.busy += computed;
@@ -255,6 +258,7 @@ class GpuRun {
   GpuCoordinates at_;
   const std::vector<Op>& program_;
   GpuAccount& account_;
+  double speed_;  // flop/s of this GPU, as the platform file gives it
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 namespace pipegrid::sim {
@@ -15,14 +16,21 @@ namespace {
 Network* current_network = nullptr;
 }  // namespace
 
-Network::Network(std::vector<sg4::Host*> gpu_hosts, FlowEnd on_flow_end)
-    : hosts_(std::move(gpu_hosts)), on_flow_end_(std::move(on_flow_end)) {
+Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()) {
   // Completions arrive in simulated-time order, which is what makes busy-time accounting a simple
   // counter per link. Every activity passes here; execs are not ours and are skipped by the lookup.
   static const bool connected = [] {
-    sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
-      if (current_network) current_network->flow_ended(activity);
-    });
+    sg4::Link::on_communication_state_change_cb(
+        [](simgrid::kernel::resource::NetworkAction& action, simgrid::kernel::resource::Action::State) {
+          // NetworkAction is only declared in SimGrid's public headers; it derives from Action alone
+          // (src/kernel/resource/NetworkModel.hpp), so the two share an address. The link tests
+          // would catch a SimGrid where that changed.
+          const auto& generic = reinterpret_cast<const simgrid::kernel::resource::Action&>(action);
+          const auto state = generic.get_state();
+          if (current_network && (state == simgrid::kernel::resource::Action::State::FINISHED ||
+                                  state == simgrid::kernel::resource::Action::State::FAILED))
+            current_network->flow_ended(generic.get_activity(), generic.get_finish_time());
+        });
     return true;
   }();
   (void)connected;
@@ -34,19 +42,19 @@ Network::~Network() {
 }
 
 const Network::RouteEntry& Network::route_entry(int src_gpu, int dst_gpu) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(src_gpu) << 32) | static_cast<std::uint32_t>(dst_gpu);
-  auto [it, inserted] = routes_.try_emplace(key);
-  RouteEntry& entry = it->second;  // stays valid if the table grows; the iterator might not
-  if (inserted) {
-    std::vector<sg4::Link*> links;
-    hosts_[src_gpu]->route_to(hosts_[dst_gpu], links, &entry.latency);
-    for (sg4::Link* link : links) {
-      auto [index, is_new] = link_index_.try_emplace(link, static_cast<int>(links_.size()));
-      if (is_new) links_.push_back(LinkUsage{link});
-      // A route may cross one FATPIPE crossbar twice (in and out of a switch): count it once.
-      if (std::find(entry.links.begin(), entry.links.end(), index->second) == entry.links.end())
-        entry.links.push_back(index->second);
-    }
+  auto& known = routes_[src_gpu];
+  for (const auto& [dst, entry] : known)
+    if (dst == dst_gpu) return *entry;
+  known.emplace_back(dst_gpu, std::make_unique<RouteEntry>());
+  RouteEntry& entry = *known.back().second;  // stays where it is if `known` grows meanwhile
+  std::vector<sg4::Link*> links;
+  hosts_[src_gpu]->route_to(hosts_[dst_gpu], links, &entry.latency);
+  for (sg4::Link* link : links) {
+    auto [index, is_new] = link_index_.try_emplace(link, static_cast<int>(links_.size()));
+    if (is_new) links_.push_back(LinkUsage{link});
+    // A route may cross one switch link twice (in and out): count it once.
+    if (std::find(entry.links.begin(), entry.links.end(), index->second) == entry.links.end())
+      entry.links.push_back(index->second);
   }
   return entry;
 }
@@ -73,22 +81,21 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow) {
   // its completion must find it.
   sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
   comm->set_payload_size(static_cast<std::uint64_t>(flow.bytes));
-  active_.emplace(comm.get(), ActiveFlow{flow, &entry, now});
+  active_.emplace(comm->get_impl(), ActiveFlow{flow, &entry, now});
   comm->start();
   return comm;
 }
 
-void Network::flow_ended(const sg4::Activity& activity) {
-  const auto it = active_.find(&activity);
-  if (it == active_.end()) return;
-  const double now = sg4::Engine::get_clock();
+void Network::flow_ended(const void* activity, double end) {
+  const auto it = active_.find(activity);
+  if (it == active_.end()) return;  // not a flow of ours
   for (int index : it->second.route->links) {
     LinkUsage& usage = links_[index];
-    if (--usage.active_flows == 0) usage.busy_time += now - usage.busy_since;
+    if (--usage.active_flows == 0) usage.busy_time += end - usage.busy_since;
   }
   const ActiveFlow flow = it->second;
   active_.erase(it);
-  if (on_flow_end_) on_flow_end_(flow.info, flow.start, now);
+  for (const FlowEnd& listener : listeners_) listener(flow.info, flow.start, end);
 }
 
 }  // namespace pipegrid::sim

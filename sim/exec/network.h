@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@ struct FlowInfo {
   int stage = -1;       // pipeline p2p: the result's stage and micro-batch
   int microbatch = -1;
   bool backward = false;
+  std::uint64_t tag = 0;  // with dst_gpu, names the message (transfers.h)
 };
 
 /// Per link: bytes carried and time with at least one flow on it.
@@ -38,13 +40,15 @@ struct LinkUsage {
 };
 
 /// Starts flows between GPUs and keeps per-link usage. One per simulation; lives while the engine runs.
-/// `on_flow_end` is called once per flow when it completes, with its [start, end] — in simulated-time
-/// order, from SimGrid's completion signal.
 class Network {
  public:
   using FlowEnd = std::function<void(const FlowInfo&, double start, double end)>;
 
-  Network(std::vector<simgrid::s4u::Host*> gpu_hosts, FlowEnd on_flow_end);
+  explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts);
+  /// Calls `listener` once per flow when it completes, with its [start, end] — at that simulated
+  /// time and in that order, from the network model (maestro context: it may resume actors, not
+  /// block). (s4u's Activity::on_completion would not do: it fires when someone waits.)
+  void on_flow_end(FlowEnd listener) { listeners_.push_back(std::move(listener)); }
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
@@ -58,8 +62,8 @@ class Network {
   /// The route's smallest bandwidth and total latency: an α-β view for analytic collectives.
   std::pair<double, double> bottleneck_and_latency(int src_gpu, int dst_gpu);
 
-  /// Called for every activity that completes; accounts the flows among them.
-  void flow_ended(const simgrid::s4u::Activity& activity);
+  /// Called by the network model for every communication that ends; accounts the flows among them.
+  void flow_ended(const void* activity, double end);
 
   /// Usage of every link any flow crossed, in the order links were first used.
   const std::vector<LinkUsage>& links() const { return links_; }
@@ -78,11 +82,13 @@ class Network {
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
 
   std::vector<simgrid::s4u::Host*> hosts_;
-  FlowEnd on_flow_end_;
+  std::vector<FlowEnd> listeners_;
   std::vector<LinkUsage> links_;
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
-  std::unordered_map<std::uint64_t, RouteEntry> routes_;
-  std::unordered_map<const simgrid::s4u::Activity*, ActiveFlow> active_;
+  // Routes by source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.
+  std::vector<std::vector<std::pair<int, std::unique_ptr<RouteEntry>>>> routes_;
+  // Flows in flight, by their kernel activity.
+  std::unordered_map<const void*, ActiveFlow> active_;
 
 };
 

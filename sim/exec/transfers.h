@@ -37,10 +37,10 @@ struct FlowSpan {
 /// entry lives from the first post until both sides have waited (the eager sender never waits: its
 /// flow outlives it, as a NCCL send's data outlives the kernel that queued it).
 ///
-/// A side that must wait for its peer suspends its actor, and the peer resumes it when the flow
-/// starts: SimGrid sees a blocked actor — and reports a deadlock when every actor is — rather than a
-/// polling loop, at two simcalls per wait (a condition variable costs four with its mutex, and a
-/// notification per flow whether anyone waits or not).
+/// A side that must wait suspends its actor until the flow has ended; the flow's completion resumes
+/// it. SimGrid sees a blocked actor — and reports a deadlock when every actor is — and a wait costs
+/// one suspension whether the peer has posted yet or not (a condition variable would cost four
+/// simcalls with its mutex, and waiting on the flow another one).
 class Transfers {
  public:
   Transfers(Network& network, int gpus);
@@ -52,6 +52,8 @@ class Transfers {
   void post_receive(const MessageKey& key, const FlowInfo& expected);
   /// Blocks one side of the message until its flow has ended; returns the flow's span.
   FlowSpan wait(const MessageKey& key, bool as_sender);
+  /// Network listener: a message's flow has ended.
+  void flow_ended(const FlowInfo& flow, double start, double end);
 
   const BlockedOn& blocked_on(int gpu) const { return waiters_[gpu].blocked; }
 
@@ -67,8 +69,10 @@ class Transfers {
     bool received = false;
     bool eager = false;
     bool starting = false;  // set before the flow's start, which yields to other actors
+    bool done = false;
+    FlowSpan span;
     int waits_left = 0;  // sides that will still wait on it
-    simgrid::s4u::CommPtr comm;
+    simgrid::s4u::CommPtr comm;  // keeps the activity alive until the sides are done with it
   };
   struct Waiter {
     simgrid::s4u::ActorPtr actor;  // set while suspended

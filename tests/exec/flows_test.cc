@@ -28,7 +28,7 @@ void on_star(const std::vector<int>& gpus, Body body) {
   engine.load_platform(test_support::kPlatforms + "/star-4gpu.xml");
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < 4; ++g) hosts.push_back(engine.host_by_name("gpu" + std::to_string(g)));
-  Network network(hosts, nullptr);
+  Network network(hosts);
   Transfers transfers(network, 4);
   for (int g : gpus) sg4::Actor::create("gpu" + std::to_string(g), hosts[g], [&, g] { body(g, network, transfers); });
   engine.run();

@@ -1,0 +1,149 @@
+// `pipegrid simulate` as a user runs it: its outputs, a deadlock (exit 3), and bad input (one line,
+// exit 2, before SimGrid starts).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "command_runner.h"
+
+namespace pipegrid {
+namespace {
+
+using test_support::read_file;
+using test_support::run_pipegrid;
+
+const std::string kPlatforms = PIPEGRID_SOURCE_DIR "/platforms";
+const std::string kStar = PIPEGRID_TEST_DATA "/platforms/star-4gpu.xml";
+
+std::string temp_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "pipegrid-" + name + "-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(SimulateCli, WritesTheReportsOfARun) {
+  const std::string out = temp_dir("reports");
+  const auto r = run_pipegrid("simulate --platform " + kPlatforms +
+                              "/dgx-a100-2node.xml --schedule 1f1b --pp 4 --tp 2 --dp 2 --microbatches 8 "
+                              "--model gpt-175b --layers 8 --format json --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_GT(summary["makespan"].get<double>(), 0);
+  EXPECT_GT(summary["bubble_fraction"].get<double>(), 0);
+  EXPECT_GT(summary["tflops_per_gpu"].get<double>(), 0);
+  EXPECT_EQ(summary["inputs"]["gpus"], 16);
+  EXPECT_EQ(summary["ranks"].size(), 4u);
+  EXPECT_EQ(summary["gpus"].size(), 16u);
+  EXPECT_EQ(nlohmann::json::parse(read_file(out + "/summary.json")), summary);
+  // 1F1B with 8 micro-batches on 4 ranks: 64 computations per GPU, 2 transfers per micro-batch per
+  // inner boundary (3 boundaries) per (tp, dp) pipeline: 16 × 64 + 4 × 3 × 8 × 2 rows and a header.
+  const std::string trace = read_file(out + "/trace.csv");
+  EXPECT_TRUE(trace.starts_with("gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end\n"));
+  const auto rows = std::count(trace.begin(), trace.end(), '\n') - 1;
+  EXPECT_EQ(rows, 16 * 16 + 4 * 3 * 8 * 2 + /*tp all-reduce*/ 16 * 16 + /*dp*/ 16 + /*embedding*/ 8);
+  const auto chrome = nlohmann::json::parse(read_file(out + "/trace.json"));
+  EXPECT_GT(chrome["traceEvents"].size(), 100u);
+  EXPECT_TRUE(read_file(out + "/links.csv")
+                  .starts_with("link,class,bandwidth,latency,sharing_policy,bytes,flows,busy_time,utilization,direction\n"));
+}
+
+TEST(SimulateCli, ABlockingOneFOneBDeadlocksWithExitCode3) {
+  const std::string out = temp_dir("deadlock");
+  const auto r = run_pipegrid("simulate --platform " + kStar +
+                              " --schedule 1f1b --pp 2 --microbatches 4 --p2p blocking --out " + out);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "deadlock at 4.002 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1B0\n"
+            "  gpu0 (tp 0, dp 0, pp 0) is blocked at 0F1\n"
+            "  gpu1 (tp 0, dp 0, pp 1) is blocked at 1B0\n"
+            "wrote " + out + "/deadlock.json\n");
+  const auto deadlock = nlohmann::json::parse(read_file(out + "/deadlock.json"));
+  EXPECT_EQ(deadlock["cycle"].size(), 2u);
+  EXPECT_EQ(deadlock["cycle"][0]["waiting_to"], "send");
+  EXPECT_EQ(deadlock["cycle"][0]["peer"], "gpu1");
+}
+
+TEST(SimulateCli, BatchedAndAsyncFinish) {
+  for (const char* mode : {"batched", "async"})
+    EXPECT_EQ(run_pipegrid("simulate --platform " + kStar + " --schedule 1f1b --pp 2 --microbatches 4 --p2p " + mode)
+                  .exit_code,
+              0)
+        << mode;
+}
+
+struct BadSimulation {
+  std::string name, args, message;
+};
+void PrintTo(const BadSimulation& b, std::ostream* out) { *out << "pipegrid simulate " << b.args; }
+
+class SimulateBadInput : public ::testing::TestWithParam<BadSimulation> {};
+
+TEST_P(SimulateBadInput, OneLineAndExitCode2) {
+  const auto r = run_pipegrid("simulate " + GetParam().args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pipegrid: error: " + GetParam().message + "\n");
+}
+
+const std::string kTwoNodes = kPlatforms + "/dgx-a100-2node.xml";
+const std::string kJob = " --schedule 1f1b --pp 2 --microbatches 4";
+
+INSTANTIATE_TEST_SUITE_P(
+    Messages, SimulateBadInput,
+    ::testing::Values(
+        BadSimulation{"MissingPlatform", "--platform nowhere.xml" + kJob, "nowhere.xml: cannot open the file"},
+        BadSimulation{"TooFewGpus", "--platform " + kTwoNodes + kJob + " --tp 8 --dp 2",
+                      "--tp 8 --pp 2 --dp 2: needs 32 GPUs, the platform has 16"},
+        BadSimulation{"TpAcrossNodes", "--platform " + kTwoNodes + " --schedule 1f1b --pp 1 --microbatches 4 --tp 16",
+                      "--tp 16: the TP group of pp rank 0, dp replica 0 spans nodes 0 (node0-gpu0) and 1 (node1-gpu0); "
+                      "pass --allow-tp-across-nodes to allow it"},
+        BadSimulation{"UnknownModel", "--platform " + kTwoNodes + kJob + " --model gpt-9t",
+                      "--model gpt-9t: unknown model; known: gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
+                      "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t"},
+        BadSimulation{"TimesAndModel", "--platform " + kTwoNodes + kJob + " --model gpt-175b --time-f 2",
+                      "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, "
+                      "not both"},
+        BadSimulation{"UnknownP2p", "--platform " + kTwoNodes + kJob + " --p2p eager",
+                      "--p2p eager: must be one of async, blocking, batched"},
+        BadSimulation{"UnknownTpComm", "--platform " + kTwoNodes + kJob + " --tp-comm exact",
+                      "--tp-comm exact: must be one of flow, analytic, off"},
+        BadSimulation{"StageScaleSyntax", "--platform " + kTwoNodes + kJob + " --stage-cost-scale 0:1.5",
+                      "--stage-cost-scale 0:1.5: expected STAGE=FACTOR[,STAGE=FACTOR…], got '0:1.5'"},
+        BadSimulation{"StageScaleRange", "--platform " + kTwoNodes + kJob + " --stage-cost-scale 7=1.5",
+                      "--stage-cost-scale 7=1.5: the job has stages 0-1"},
+        BadSimulation{"Efficiency", "--platform " + kTwoNodes + kJob + " --model gpt-175b --compute-efficiency 1.5",
+                      "--compute-efficiency 1.5: must be in (0, 1]"},
+        BadSimulation{"Layers", "--platform " + kTwoNodes + kJob + " --model gpt-175b --layers 95",
+                      "--layers 95: must split evenly over 2 stages (--pp 2 × --chunks 1)"},
+        BadSimulation{"Schedule", "--platform " + kTwoNodes + " --schedule zigzag --pp 2 --microbatches 4",
+                      "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved"}),
+    [](const ::testing::TestParamInfo<BadSimulation>& param_info) { return param_info.param.name; });
+
+// Platform files with a mistake: named by file and line, before SimGrid parses them.
+TEST(SimulateCli, ABrokenPlatformFileIsNamedByLine) {
+  const std::string dir = temp_dir("broken");
+  std::filesystem::create_directories(dir);
+  std::string xml = read_file(kPlatforms + "/dgx-a100-1node.xml");
+  const std::string zero = dir + "/zero-bandwidth.xml";
+  std::ofstream(zero) << std::regex_replace(xml, std::regex("bandwidth=\"300GBps\""), "bandwidth=\"0GBps\"",
+                                            std::regex_constants::format_first_only);
+  auto r = run_pipegrid("simulate --platform " + zero + kJob);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipegrid: error: " + zero + ":75: link node0-gpu0-nvlink: bandwidth must be positive, got 0GBps\n");
+
+  const std::string malformed = dir + "/malformed.xml";
+  std::ofstream(malformed) << xml.substr(0, xml.find("</zone>"));
+  r = run_pipegrid("simulate --platform " + malformed + kJob);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.err.starts_with("pipegrid: error: " + malformed + ":")) << r.err;
+  EXPECT_NE(r.err.find(": malformed XML: "), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace pipegrid
