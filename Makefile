@@ -17,12 +17,16 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The bundled default: every schedule side by side on one pipeline, as a table and as timelines.
+# The bundled default: every schedule side by side on one pipeline, as a table and as timelines, then
+# one of them on two simulated DGX A100 nodes.
 demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target pipegrid
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8
 	@echo
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8 --format timeline
+	@echo
+	$(PIPEGRID) simulate --platform platforms/dgx-a100-2node.xml --schedule 1f1b --tp 2 --pp 4 --dp 2 \
+	  --microbatches 8 --model gpt-175b --layers 16 --compute-efficiency 0.6 --out out/demo
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -33,6 +37,9 @@ bench: build
 	$(BUILD)/bench/bench_schedule_engine interleaved 64 512 4
 	$(BUILD)/bench/bench_schedule_engine 1f1b 512 8192
 	$(BUILD)/bench/bench_schedule_engine interleaved 512 8192 2
+	/usr/bin/time -f "megatron-1t on 3072 GPUs: %e s wall, %M KB peak RSS" $(PIPEGRID) simulate \
+	  --platform platforms/superpod-a100-384node.xml --schedule 1f1b --tp 8 --pp 64 --dp 6 --microbatches 512 \
+	  --model gpt-1t --recompute full --scatter-gather --tp-comm analytic --dp-comm flow --trace off
 
 clean:
 	rm -rf $(BUILD)
