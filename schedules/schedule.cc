@@ -1,5 +1,6 @@
 #include "schedules/schedule.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace pipegrid {
@@ -16,7 +17,27 @@ StageLayout StageLayout::chain(std::vector<int> rank_of_stage, int microbatches)
   }
   layout.first_microbatch.assign(stages, 0);
   layout.end_microbatch.assign(stages, microbatches);
+  layout.model_stage.resize(stages);
+  std::iota(layout.model_stage.begin(), layout.model_stage.end(), 0);
   return layout;
+}
+
+StageLayout StageLayout::two_directions(int ranks, int microbatches) {
+  StageLayout layout = chain(v_placement(ranks), microbatches);
+  const int half = microbatches / 2;
+  for (int s = 0; s < 2 * ranks; ++s) {
+    const bool reverse = s >= ranks;
+    layout.next[s] = s + 1 < (reverse ? 2 * ranks : ranks) ? s + 1 : -1;
+    layout.prev[s] = s > (reverse ? ranks : 0) ? s - 1 : -1;
+    layout.first_microbatch[s] = reverse ? half : 0;
+    layout.end_microbatch[s] = reverse ? microbatches : half;
+    layout.model_stage[s] = reverse ? s - ranks : s;
+  }
+  return layout;
+}
+
+int StageLayout::num_model_stages() const {
+  return model_stage.empty() ? 0 : *std::max_element(model_stage.begin(), model_stage.end()) + 1;
 }
 
 std::vector<int> loop_placement(int ranks, int chunks) {

@@ -21,14 +21,22 @@ struct StageLayout {
   /// Micro-batches [first, last) go through the stage.
   std::vector<int> first_microbatch;
   std::vector<int> end_microbatch;
+  /// Which slice of the model a virtual stage computes. The identity, except where a model stage has
+  /// two copies (DualPipe runs every model stage twice, once per direction).
+  std::vector<int> model_stage;
 
   int num_stages() const { return static_cast<int>(rank_of_stage.size()); }
+  int num_model_stages() const;
   bool has_microbatch(int stage, int mb) const {
     return mb >= first_microbatch[stage] && mb < end_microbatch[stage];
   }
 
   /// One chain 0 → … → S−1 over the given placement, every micro-batch through every stage.
   static StageLayout chain(std::vector<int> rank_of_stage, int microbatches);
+  /// DualPipe's two directions over p ranks: virtual stages 0 … p−1 (model stages 0 … p−1 on ranks
+  /// 0 … p−1) carry micro-batches [0, m/2); virtual stages p … 2p−1 (model stages 0 … p−1 on ranks
+  /// p−1 … 0) carry [m/2, m). Rank r thus holds model stage r of one direction and p−1−r of the other.
+  static StageLayout two_directions(int ranks, int microbatches);
 };
 
 /// Stage s on rank s mod p: v chunks per rank, round robin (Megatron's interleaved placement).

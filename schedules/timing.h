@@ -7,13 +7,19 @@
 #include <vector>
 
 #include "schedules/action_times.h"
+#include "schedules/p2p_mode.h"
 #include "schedules/schedule.h"
 
 namespace pipegrid {
 
 struct TimingOptions {
-  double p2p_latency = 0;     // added to every dependency between two ranks
+  double p2p_latency = 0;     // L: a result reaches another rank L after the op that made it ends
   bool record_spans = false;  // keep every op's start and end (timelines, traces)
+  /// Async: a transfer delays only its receiver. Blocking: it also holds the sender for L per result
+  /// sent to another rank (one send after the other); batched: for L once (sent together) — the
+  /// model of communication not overlapped with compute that the zero-bubble paper's theoretical
+  /// bubble rates use.
+  P2pMode p2p = P2pMode::Async;
 };
 
 struct OpSpan {

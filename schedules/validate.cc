@@ -13,6 +13,9 @@ void validate_layout(const Schedule& schedule) {
   const StageLayout& layout = schedule.layout;
   const int stages = layout.num_stages();
   if (schedule.ranks < 1) throw InputError(fmt::format("schedule {}: needs at least one rank", schedule.name));
+  if (layout.model_stage.size() != layout.rank_of_stage.size() || layout.next.size() != layout.rank_of_stage.size() ||
+      layout.prev.size() != layout.rank_of_stage.size())
+    throw InputError(fmt::format("schedule {}: the stage layout's tables differ in length", schedule.name));
   if (static_cast<int>(schedule.programs.size()) != schedule.ranks)
     throw InputError(fmt::format("schedule {}: {} programs for {} ranks", schedule.name, schedule.programs.size(),
                                  schedule.ranks));
@@ -23,6 +26,8 @@ void validate_layout(const Schedule& schedule) {
     for (int neighbour : {layout.next[s], layout.prev[s]})
       if (neighbour < -1 || neighbour >= stages)
         throw InputError(fmt::format("stage {}: linked to unknown stage {}", s, neighbour));
+    if (layout.model_stage[s] < 0 || layout.model_stage[s] >= stages)
+      throw InputError(fmt::format("stage {}: computes unknown model stage {}", s, layout.model_stage[s]));
     if (layout.next[s] >= 0 && layout.prev[layout.next[s]] != s)
       throw InputError(fmt::format("stage {}: its next stage {} does not lead back to it", s, layout.next[s]));
   }

@@ -129,8 +129,8 @@ ResolvedRun resolve(const SimulateFlags& f) {
   ResolvedRun run;
   sim::SimulationInput& in = run.input;
   choose<int>("--format", f.format, {{"table", 0}, {"json", 1}});
-  in.options.p2p = choose<sim::P2pMode>(
-      "--p2p", f.p2p, {{"async", sim::P2pMode::Async}, {"blocking", sim::P2pMode::Blocking}, {"batched", sim::P2pMode::Batched}});
+  in.options.p2p = choose<P2pMode>(
+      "--p2p", f.p2p, {{"async", P2pMode::Async}, {"blocking", P2pMode::Blocking}, {"batched", P2pMode::Batched}});
   in.options.tp_comm = fidelity("--tp-comm", f.tp_comm);
   in.options.dp_comm = fidelity("--dp-comm", f.dp_comm);
   in.trace = choose<sim::TraceScope>(

@@ -5,6 +5,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <vector>
 
+#include "schedules/p2p_mode.h"
 #include "schedules/results.h"
 #include "schedules/schedule.h"
 #include "sim/exec/collectives.h"
@@ -15,14 +16,6 @@
 #include "sim/exec/transfers.h"
 
 namespace pipegrid::sim {
-
-/// How pipeline sends and receives behave (DESIGN.md, "Fidelity knobs").
-enum class P2pMode {
-  Async,     // sends never block compute; the flow starts at the send; receives are posted ahead
-  Blocking,  // rendezvous, one at a time: a send returns when the receiver has taken the data
-  Batched,   // the sends after an op and the receives before the next are posted together and waited
-             // together (Megatron's and DualPipe's batch_isend_irecv)
-};
 
 struct ExecOptions {
   P2pMode p2p = P2pMode::Async;

@@ -1,0 +1,13 @@
+// How a pipeline transfer treats its two sides — one knob shared by the contention-free engine and
+// the SimGrid executor (DESIGN.md, "Fidelity knobs").
+#pragma once
+
+namespace pipegrid {
+
+enum class P2pMode {
+  Async,     // sends never block compute; a transfer delays only its receiver
+  Blocking,  // rendezvous, one transfer at a time: a send holds the sender until the data is taken
+  Batched,   // the sends after an op and the receives before the next are posted and waited together
+};
+
+}  // namespace pipegrid
