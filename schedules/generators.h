@@ -35,6 +35,11 @@ Schedule generate_schedule(std::string_view name, ScheduleParams params);
 Schedule generate_gpipe(const ScheduleParams& params);
 Schedule generate_1f1b(const ScheduleParams& params);
 Schedule generate_interleaved(const ScheduleParams& params);
+Schedule generate_zb_h1(const ScheduleParams& params);
+Schedule generate_zb_h2(const ScheduleParams& params);
+Schedule generate_zbv(const ScheduleParams& params);
+Schedule generate_dualpipe(const ScheduleParams& params);
+Schedule generate_dualpipev(const ScheduleParams& params);
 
 /// Warmup forwards of rank r in 1F1B: min(p − r − 1, m).
 int warmup_forwards_1f1b(int ranks, int rank, int microbatches);

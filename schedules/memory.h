@@ -15,4 +15,16 @@ namespace pipegrid {
 /// pair runs.
 std::vector<int> peak_activations(const Schedule& schedule);
 
+/// What one micro-batch's activations weigh on each virtual stage, in any unit (bytes, say): all of
+/// `per_stage[s]` from the start of its F; after its I only `kept_for_weight_gradient[s]` (what W
+/// still reads: the inputs of the weight matmuls), freed by W; a B frees all of it at once.
+struct ActivationWeights {
+  std::vector<double> per_stage;
+  std::vector<double> kept_for_weight_gradient;
+};
+
+/// Peak live activation memory per rank under those weights, walking each rank's program in order
+/// (an I frees its part at its end, W the rest at its end, B all at its end).
+std::vector<double> peak_activation_memory(const Schedule& schedule, const ActivationWeights& weights);
+
 }  // namespace pipegrid

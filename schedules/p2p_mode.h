@@ -10,4 +10,13 @@ enum class P2pMode {
   Batched,   // the sends after an op and the receives before the next are posted and waited together
 };
 
+inline const char* p2p_mode_name(P2pMode mode) {
+  switch (mode) {
+    case P2pMode::Async: return "async";
+    case P2pMode::Blocking: return "blocking";
+    case P2pMode::Batched: return "batched";
+  }
+  return "?";
+}
+
 }  // namespace pipegrid

@@ -67,6 +67,7 @@ class Engine {
     const double duration = times_.of(op);
     const double end = start + duration;
     if (options_.record_spans) timing.spans[rank][pc_[rank]] = {start, end};
+    if (pc_[rank] == 0) timing.ranks[rank].start = start;
     timing.ranks[rank].busy += duration;
     free_at_[rank] = end + sender_hold(op, rank);
     for (int i = 0; i < op.size(); ++i)
@@ -123,7 +124,10 @@ class Engine {
       timing.makespan = std::max(timing.makespan, free_at_[r]);
       busy_total += timing.ranks[r].busy;
     }
-    for (auto& rank : timing.ranks) rank.idle = timing.makespan - rank.busy;
+    for (auto& rank : timing.ranks) {
+      rank.idle = timing.makespan - rank.busy;
+      timing.longest_rank_span = std::max(timing.longest_rank_span, rank.finish - rank.start);
+    }
     timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (schedule_.ranks * timing.makespan) : 0;
 
     Stall stall;

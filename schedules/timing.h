@@ -15,10 +15,10 @@ namespace pipegrid {
 struct TimingOptions {
   double p2p_latency = 0;     // L: a result reaches another rank L after the op that made it ends
   bool record_spans = false;  // keep every op's start and end (timelines, traces)
-  /// Async: a transfer delays only its receiver. Blocking: it also holds the sender for L per result
-  /// sent to another rank (one send after the other); batched: for L once (sent together) — the
-  /// model of communication not overlapped with compute that the zero-bubble paper's theoretical
-  /// bubble rates use.
+  /// Async: a transfer delays only its receiver — the zero-bubble paper's model (its ILP's constraints
+  /// (4)-(5)), which reproduces its Table 5 (tests/zero_bubble_test.cc). Blocking: it also holds the
+  /// sender for L per result sent to another rank (one send after the other); batched: for L once
+  /// (sent together) — communication that is not overlapped with compute.
   P2pMode p2p = P2pMode::Async;
 };
 
@@ -30,6 +30,7 @@ struct OpSpan {
 struct RankTiming {
   double busy = 0;    // time spent computing
   double idle = 0;    // makespan − busy
+  double start = 0;   // when its first op starts
   double finish = 0;  // when its last op ends
 };
 
@@ -47,6 +48,9 @@ struct Stall {
 struct Timing {
   double makespan = 0;
   double bubble_fraction = 0;  // 1 − total compute / (p × makespan)
+  /// The zero-bubble paper's cost (§5.3): the longest time any rank spends from its first op's start
+  /// to its last op's end — the makespan without the ramp before the last rank can start.
+  double longest_rank_span = 0;
   std::vector<RankTiming> ranks;
   std::vector<std::vector<OpSpan>> spans;  // spans[rank][position], when recorded
   std::optional<Stall> stall;              // set when the schedule deadlocks; the times are then partial

@@ -136,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSimulation{"Layers", "--platform " + kTwoNodes + kJob + " --model gpt-175b --layers 95",
                       "--layers 95: must split evenly over 2 stages (--pp 2 × --chunks 1)"},
         BadSimulation{"Schedule", "--platform " + kTwoNodes + " --schedule zigzag --pp 2 --microbatches 4",
-                      "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved"}),
+                      "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev"}),
     [](const ::testing::TestParamInfo<BadSimulation>& param_info) { return param_info.param.name; });
 
 // Platform files with a mistake: named by file and line, before SimGrid parses them.

@@ -23,6 +23,8 @@ enum class Format { Table, Timeline, Csv, Json };
 struct TimeOptions {
   ActionTimes times;
   double p2p_latency = 0;
+  std::string p2p_name = "async";
+  P2pMode p2p = P2pMode::Async;  // parsed from p2p_name by validate_options
   std::string format_name = "table";
   Format format = Format::Table;  // parsed from format_name by validate_options
 };
@@ -47,6 +49,9 @@ void add_time_options(CLI::App& command, TimeOptions& options) {
   command.add_option("--time-fb", options.times.fb, "time of an overlapped F&B pair (default F + B)");
   command.add_option("--p2p-latency", options.p2p_latency, "added to every dependency between two ranks")
       ->capture_default_str();
+  command.add_option("--p2p", options.p2p_name,
+                     "async (a transfer delays its receiver only), blocking or batched (it also holds the sender)")
+      ->capture_default_str();
   command.add_option("--format", options.format_name, "table, timeline (ASCII diagram), csv (the programs) or json")
       ->capture_default_str();
 }
@@ -55,6 +60,8 @@ void validate_options(TimeOptions& options) {
   options.format = choose<Format>("--format", options.format_name,
                                   {{"table", Format::Table}, {"timeline", Format::Timeline}, {"csv", Format::Csv},
                                    {"json", Format::Json}});
+  options.p2p = choose<P2pMode>("--p2p", options.p2p_name,
+                                {{"async", P2pMode::Async}, {"blocking", P2pMode::Blocking}, {"batched", P2pMode::Batched}});
   options.times.validate();
   if (!(options.p2p_latency >= 0))
     throw InputError(fmt::format("--p2p-latency {}: must not be negative", options.p2p_latency));
@@ -72,7 +79,7 @@ int check_time_and_print(Schedule schedule, const TimeOptions& options, const Op
     return kExitOk;
   }
   const ScheduleRun run =
-      time_run(std::move(schedule), options.times, options.p2p_latency, options.format == Format::Timeline);
+      time_run(std::move(schedule), options.times, {options.p2p_latency, options.format == Format::Timeline, options.p2p});
   switch (options.format) {
     case Format::Table: print_table(std::cout, run); break;
     case Format::Timeline: draw_timeline(std::cout, run); break;
@@ -82,8 +89,8 @@ int check_time_and_print(Schedule schedule, const TimeOptions& options, const Op
   return kExitOk;
 }
 
-// Every schedule that accepts (p, m), each doing the same work: the given times are a rank's whole
-// stage, split over the chunks of schedules that have several. Sorted by makespan.
+// Every schedule that accepts (p, m), each doing the same work: the given times are a rank's share
+// of the model, split over the model stages of schedules that cut it finer. Sorted by makespan.
 int compare_all(const ScheduleParams& params, const TimeOptions& options) {
   if (options.format == Format::Csv)
     throw InputError("--format csv: writes one schedule; choose one with --schedule NAME");
@@ -104,9 +111,9 @@ int compare_all(const ScheduleParams& params, const TimeOptions& options) {
       std::cerr << deadlock->report(schedule) << '\n';
       return kExitDeadlock;
     }
-    const int chunks = schedule.chunks;
-    runs.push_back(time_run(std::move(schedule), per_chunk(options.times, chunks), options.p2p_latency,
-                            options.format == Format::Timeline));
+    const double stages = model_stages_per_rank(schedule);
+    runs.push_back(time_run(std::move(schedule), per_model_stage(options.times, stages),
+                            {options.p2p_latency, options.format == Format::Timeline, options.p2p}));
   }
   std::stable_sort(runs.begin(), runs.end(),
                    [](const ScheduleRun& a, const ScheduleRun& b) { return a.timing.makespan < b.timing.makespan; });

@@ -18,10 +18,15 @@ nlohmann::json times_json(const ActionTimes& t) {
   return {{"f", t.f}, {"b", t.b}, {"w", t.w}, {"i", t.i()}, {"fb", t.pair()}};
 }
 
-// Peak activations in units of a rank's whole stage: v virtual stages make one.
-double peak_in_rank_stages(const ScheduleRun& run) {
+// Peak activations in units of a rank's share of the model (model_stages_per_rank stages make one).
+double peak_in_rank_shares(const ScheduleRun& run) {
   const int peak = *std::max_element(run.peak_activations.begin(), run.peak_activations.end());
-  return static_cast<double>(peak) / run.schedule.chunks;
+  return static_cast<double>(peak) / model_stages_per_rank(run.schedule);
+}
+
+// Parameters per rank relative to an even split of the model over the ranks (2 for DualPipe's copies).
+double parameters_share(const Schedule& s) {
+  return static_cast<double>(s.num_stages()) / s.layout.num_model_stages();
 }
 
 }  // namespace
@@ -30,9 +35,10 @@ void print_table(std::ostream& out, const ScheduleRun& run) {
   const Schedule& s = run.schedule;
   out << fmt::format("schedule {}: pp {}, microbatches {}, chunks {}\n", s.name, s.ranks, s.microbatches, s.chunks);
   out << fmt::format("times per virtual stage: {}; p2p latency {}\n", describe_times(run.times),
-                     format_number(run.p2p_latency));
-  out << fmt::format("makespan {}, bubble fraction {:.4f}\n\n", format_number(run.timing.makespan),
-                     run.timing.bubble_fraction);
+                     format_number(run.options.p2p_latency));
+  out << fmt::format("makespan {}, bubble fraction {:.4f}, longest rank span {} (the zero-bubble paper's cost)\n\n",
+                     format_number(run.timing.makespan), run.timing.bubble_fraction,
+                     format_number(run.timing.longest_rank_span));
   out << fmt::format("{:>5} {:>12} {:>12} {:>17}\n", "rank", "busy", "idle", "peak activations");
   for (int r = 0; r < s.ranks; ++r) {
     const RankTiming& t = run.timing.ranks[r];
@@ -59,9 +65,11 @@ nlohmann::json to_json(const ScheduleRun& run) {
           {"microbatches", s.microbatches},
           {"chunks", s.chunks},
           {"times", times_json(run.times)},
-          {"p2p_latency", run.p2p_latency},
+          {"p2p_latency", run.options.p2p_latency},
+          {"p2p", p2p_mode_name(run.options.p2p)},
           {"makespan", run.timing.makespan},
           {"bubble_fraction", run.timing.bubble_fraction},
+          {"longest_rank_span", run.timing.longest_rank_span},
           {"ranks", std::move(ranks)}};
 }
 
@@ -70,15 +78,16 @@ void print_comparison(std::ostream& out, const std::vector<ScheduleRun>& runs, c
   if (!runs.empty())
     out << fmt::format("pp {}, microbatches {}; times per rank-stage: {}; p2p latency {}\n",
                        runs.front().schedule.ranks, runs.front().schedule.microbatches, describe_times(per_rank_stage),
-                       format_number(runs.front().p2p_latency));
-  out << "(a schedule with v chunks per rank runs 1/v of these times per chunk; peak activations count a rank's\n"
-         " whole stage as 1)\n\n";
-  out << fmt::format("{:<12} {:>6} {:>12} {:>8} {:>16}\n", "schedule", "chunks", "makespan", "bubble",
-                     "peak activations");
+                       format_number(runs.front().options.p2p_latency));
+  out << "(a schedule that cuts a rank's share of the model into k stages runs 1/k of these times per stage;\n"
+         " peak activations and parameters count a rank's share of the model as 1)\n\n";
+  out << fmt::format("{:<12} {:>6} {:>12} {:>8} {:>12} {:>17} {:>11}\n", "schedule", "chunks", "makespan", "bubble",
+                     "rank span", "peak activations", "parameters");
   for (const ScheduleRun& run : runs)
-    out << fmt::format("{:<12} {:>6} {:>12} {:>8.4f} {:>16}\n", run.schedule.name, run.schedule.chunks,
+    out << fmt::format("{:<12} {:>6} {:>12} {:>8.4f} {:>12} {:>17} {:>11}\n", run.schedule.name, run.schedule.chunks,
                        format_number(run.timing.makespan), run.timing.bubble_fraction,
-                       format_number(peak_in_rank_stages(run)));
+                       format_number(run.timing.longest_rank_span),
+                       format_number(peak_in_rank_shares(run)), format_number(parameters_share(run.schedule)));
   for (const std::string& reason : skipped) out << "skipped " << reason << '\n';
 }
 
@@ -87,7 +96,8 @@ nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const Actio
   nlohmann::json rows = nlohmann::json::array();
   for (const ScheduleRun& run : runs) {
     nlohmann::json row = to_json(run);
-    row["peak_activations_rank_stages"] = peak_in_rank_stages(run);
+    row["peak_activations_rank_shares"] = peak_in_rank_shares(run);
+    row["parameters_share"] = parameters_share(run.schedule);
     rows.push_back(std::move(row));
   }
   return {{"times_per_rank_stage", times_json(per_rank_stage)}, {"schedules", std::move(rows)}, {"skipped", skipped}};

@@ -4,19 +4,23 @@
 
 namespace pipegrid::cli {
 
-ScheduleRun time_run(Schedule schedule, const ActionTimes& times, double p2p_latency, bool record_spans) {
+ScheduleRun time_run(Schedule schedule, const ActionTimes& times, const TimingOptions& options) {
   ScheduleRun run;
-  run.timing = time_schedule(schedule, times, TimingOptions{p2p_latency, record_spans});
+  run.timing = time_schedule(schedule, times, options);
   run.peak_activations = peak_activations(schedule);
   run.schedule = std::move(schedule);
   run.times = times;
-  run.p2p_latency = p2p_latency;
+  run.options = options;
   return run;
 }
 
-ActionTimes per_chunk(const ActionTimes& t, int chunks) {
-  ActionTimes scaled{t.f / chunks, t.b / chunks, t.w / chunks, std::nullopt};
-  if (t.fb) scaled.fb = *t.fb / chunks;
+double model_stages_per_rank(const Schedule& schedule) {
+  return static_cast<double>(schedule.layout.num_model_stages()) / schedule.ranks;
+}
+
+ActionTimes per_model_stage(const ActionTimes& t, double stages) {
+  ActionTimes scaled{t.f / stages, t.b / stages, t.w / stages, std::nullopt};
+  if (t.fb) scaled.fb = *t.fb / stages;
   return scaled;
 }
 

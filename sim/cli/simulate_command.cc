@@ -8,6 +8,7 @@
 #include "schedules/deadlock.h"
 #include "schedules/number_format.h"
 #include "sim/cli/exit_codes.h"
+#include "sim/cli/memory_report.h"
 #include "sim/cli/simulate_options.h"
 #include "sim/exec/report.h"
 #include "sim/model/iteration_flops.h"
@@ -47,6 +48,17 @@ void print_table(std::ostream& out, const ResolvedRun& run, const sim::Simulatio
     out << fmt::format("{:>5} {:>10} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}\n", r.rank,
                        fmt::format("{}", fmt::join(r.stages, ",")), r.busy, r.idle, r.p2p_exposed, r.tp_exposed,
                        r.dp_exposed);
+  const nlohmann::json& memory = summary["memory"];
+  if (run.memory) {
+    out << "\nmemory per GPU at its peak (GB):";
+    for (const auto& rank : memory["ranks"])
+      out << fmt::format(" rank {} {:.1f}{}", rank["rank"].get<int>(), rank["total"].get<double>() / 1e9,
+                         rank["over"].get<bool>() ? " (over!)" : "");
+    out << fmt::format("; capacity {:.1f}\n", run.rank_capacity.front() / 1e9);
+  }
+  if (!memory["over_capacity"].empty())
+    out << fmt::format("warning: ranks {} need more memory than their GPUs have\n",
+                       memory["over_capacity"].dump());
   out << "\nbytes per link class:";
   for (const auto& [link_class, bytes] : summary["bytes_per_link_class"].items())
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
@@ -66,8 +78,8 @@ int simulate_and_report(const SimulateFlags& flags) {
     if (!run.input.out_dir.empty()) std::cerr << "wrote " << run.input.out_dir << "/deadlock.json\n";
     return kExitDeadlock;
   }
-  const nlohmann::json summary =
-      sim::summary_json(result, run.input.schedule, run.echo, model_metrics(run, result.makespan));
+  nlohmann::json summary = sim::summary_json(result, run.input.schedule, run.echo, model_metrics(run, result.makespan));
+  summary["memory"] = memory_json(run);
   if (!run.input.out_dir.empty()) {
     std::ofstream(run.input.out_dir + "/summary.json") << summary.dump(2) << '\n';
     sim::write_links_csv(run.input.out_dir + "/links.csv", result);

@@ -116,6 +116,8 @@ void add_simulate_flags(CLI::App& c, SimulateFlags& f) {
   c.add_flag("--scatter-gather", f.scatter_gather, "each TP rank sends 1/t of a stage boundary's activations");
   c.add_option("--recompute", f.recompute, "activation recomputation: none or full")->capture_default_str();
   c.add_option("--gradient-bytes", f.gradient_bytes, "bytes per gradient element all-reduced")->capture_default_str();
+  c.add_flag("--distributed-optimizer", f.distributed_optimizer,
+             "shard the optimizer state over the data-parallel replicas (ZeRO-1)");
   c.add_option("--stage-cost-scale", f.stage_cost_scale, "heavier or lighter stages, e.g. 0=1.3,63=1.5");
   c.add_option("--p2p", f.p2p, "async, blocking (rendezvous) or batched (grouped isend/irecv)")->capture_default_str();
   c.add_option("--tp-comm", f.tp_comm, "TP all-reduces: flow, analytic or off")->capture_default_str();
@@ -152,6 +154,12 @@ ResolvedRun resolve(const SimulateFlags& f) {
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
+  run.rank_capacity.assign(f.pp, 0);
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    double& capacity = run.rank_capacity[placement.coordinates(g).pp];
+    const double memory = static_cast<double>(facts.gpus[g].memory);
+    capacity = capacity == 0 ? memory : std::min(capacity, memory);
+  }
 
   run.echo = {{"platform", f.platform}, {"schedule", in.schedule.name}, {"pp", f.pp}, {"microbatches", f.microbatches},
               {"chunks", in.schedule.chunks}, {"tp", f.tp}, {"dp", f.dp}, {"placement", f.placement},
@@ -159,17 +167,34 @@ ResolvedRun resolve(const SimulateFlags& f) {
               {"options", {{"p2p", f.p2p}, {"tp_comm", f.tp_comm}, {"dp_comm", f.dp_comm}, {"trace", f.trace}}}};
   if (has_model(f)) {
     run.model = resolve_model(f);
-    run.parallelism = {f.tp, f.pp, f.dp, in.schedule.chunks, f.scatter_gather, model::parse_recompute(f.recompute)};
+    // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one
+    // per direction); the costs of a virtual stage are those of the model stage it computes.
+    const StageLayout& layout = in.schedule.layout;
+    const int chunks = layout.num_model_stages() / f.pp;
+    run.parallelism = {f.tp, f.pp, f.dp, chunks, f.scatter_gather, model::parse_recompute(f.recompute)};
     run.parallelism.validate(*run.model);
     model::Precision precision;
     precision.gradient_bytes = f.gradient_bytes;
     precision.validate();
-    in.costs = sim::JobCosts::from_model(model::stage_costs(*run.model, run.parallelism, precision), f.compute_efficiency);
+    const std::vector<model::StageCost> model_stages = model::stage_costs(*run.model, run.parallelism, precision);
+    std::vector<model::StageCost> virtual_stages;
+    MemoryPlan memory;
+    for (int s = 0; s < in.schedule.num_stages(); ++s) {
+      const model::StageCost& cost = model_stages[layout.model_stage[s]];
+      virtual_stages.push_back(cost);
+      const model::ActivationBytes activations = model::activation_bytes(*run.model, run.parallelism, cost);
+      memory.activation_bytes.push_back(activations.per_microbatch);
+      memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
+      memory.static_bytes.push_back(model::static_memory(cost.parameters, precision, f.dp, f.distributed_optimizer));
+    }
+    in.costs = sim::JobCosts::from_model(virtual_stages, f.compute_efficiency);
+    run.memory = std::move(memory);
     const model::Transformer& m = *run.model;
     run.echo["model"] = {{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
                          {"seq", m.seq}, {"vocab", m.vocab}, {"ffn_hidden", m.ffn()}, {"micro_batch", m.micro_batch},
                          {"compute_efficiency", f.compute_efficiency}, {"scatter_gather", f.scatter_gather},
-                         {"recompute", f.recompute}, {"gradient_bytes", f.gradient_bytes}};
+                         {"recompute", f.recompute}, {"gradient_bytes", f.gradient_bytes},
+                         {"distributed_optimizer", f.distributed_optimizer}};
   } else {
     ActionTimes times;
     if (f.time_f) times.f = *f.time_f;

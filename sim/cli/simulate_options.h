@@ -9,6 +9,7 @@
 
 #include "schedules/action_times.h"
 #include "sim/exec/executor.h"
+#include "sim/model/memory_model.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/transformer.h"
 
@@ -32,6 +33,7 @@ struct SimulateFlags {
   bool scatter_gather = false;
   std::string recompute = "none";
   int gradient_bytes = 4;
+  bool distributed_optimizer = false;
   std::string stage_cost_scale;
   // Fidelity and outputs.
   std::string p2p = "async", tp_comm = "analytic", dp_comm = "flow";
@@ -44,10 +46,20 @@ void add_simulate_flags(CLI::App& command, SimulateFlags& flags);
 
 /// A resolved run: the input for the executor, the model when one was given, and the inputs echoed
 /// for summary.json.
+/// What each pipeline rank's GPUs hold, for the memory report: per virtual stage, one micro-batch's
+/// activations (and the part a split backward's W keeps) and the stage's static bytes per GPU.
+struct MemoryPlan {
+  std::vector<double> activation_bytes;  // per virtual stage
+  std::vector<double> kept_for_weight_gradient;
+  std::vector<model::StaticMemory> static_bytes;  // per virtual stage
+};
+
 struct ResolvedRun {
   sim::SimulationInput input;
   std::optional<model::Transformer> model;
   model::Parallelism parallelism;
+  std::optional<MemoryPlan> memory;  // with a model
+  std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
   double peak_flops = 0;  // median speed of the job's GPUs: the MFU denominator
   nlohmann::json echo;
 };

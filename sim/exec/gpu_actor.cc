@@ -3,6 +3,7 @@
 // the gradient all-reduces. Both the send side and the receive side of every transfer come from the
 // same programs (schedules/results.h), so no order is invented here.
 #include <algorithm>
+#include <map>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
@@ -216,26 +217,57 @@ class GpuRun {
   }
 
   void gradient_allreduce(std::string_view kind, FlowKind flow_kind, TagSpace space, const std::vector<int>& group,
-                          int member, double bytes) {
+                          int member, double bytes, std::uint64_t context = 0) {
     if (group.size() < 2 || bytes <= 0 || job_.options.dp_comm == CommFidelity::Off) return;
     const double start = sg4::Engine::get_clock();
     if (job_.options.dp_comm == CommFidelity::Analytic) {
       sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, group, bytes));
     } else {
-      const auto tag_of_step = space == TagSpace::Data
-                                   ? +[](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }
-                                   : +[](std::uint64_t, std::uint64_t step) {
-                                       return gradient_tag(TagSpace::Embedding, step);
-                                     };
-      ring_allreduce_flows(job_.transfers, group, member, bytes, flow_kind, tag_of_step, 0);
+      // The tag of a step: its space and step, and the context that tells two collectives of one
+      // space apart (packed into the context argument the ring passes back).
+      const std::uint64_t packed = (static_cast<std::uint64_t>(space) << 40) | context;
+      ring_allreduce_flows(job_.transfers, group, member, bytes, flow_kind,
+                           [](std::uint64_t packed_context, std::uint64_t step) {
+                             return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
+                                                 packed_context & ((std::uint64_t{1} << 40) - 1));
+                           },
+                           packed);
     }
     collective_done(kind, bytes, start, account_.dp_exposed);
   }
 
-  // After its last backward: the data-parallel all-reduce of the rank's gradients (a ring over the
-  // replicas), then the tied-embedding all-reduce between the first and the last stage, in
-  // Megatron's finalize_model_grads order.
+  // DualPipe runs every model stage on two ranks, one per direction: the copies sum their gradients
+  // before anything else. One all-reduce per group of ranks sharing stages, in the order of the groups
+  // (the same on every member, so that their rings meet).
+  void stage_copy_sums() {
+    const Schedule& s = job_.schedule;
+    std::map<std::vector<int>, std::pair<double, int>> groups;  // ranks → bytes, first model stage
+    for (int stage = 0; stage < s.num_stages(); ++stage) {
+      if (s.rank_of(stage) != at_.pp) continue;
+      std::vector<int> ranks{at_.pp};
+      for (int other = 0; other < s.num_stages(); ++other)
+        if (other != stage && s.layout.model_stage[other] == s.layout.model_stage[stage] && s.rank_of(other) != at_.pp)
+          ranks.push_back(s.rank_of(other));
+      if (ranks.size() < 2) continue;
+      std::sort(ranks.begin(), ranks.end());
+      auto& [bytes, first_model_stage] = groups.try_emplace(ranks, 0.0, s.layout.model_stage[stage]).first->second;
+      bytes += job_.costs.stage(stage).gradient_bytes;
+      first_model_stage = std::min(first_model_stage, s.layout.model_stage[stage]);
+    }
+    for (const auto& [ranks, sum] : groups) {
+      std::vector<int> group;
+      for (int rank : ranks) group.push_back(gpu_of_rank(rank));
+      const int member = static_cast<int>(std::find(ranks.begin(), ranks.end(), at_.pp) - ranks.begin());
+      gradient_allreduce("stage-copy-allreduce", FlowKind::StageCopyAllReduce, TagSpace::StageCopies, group, member,
+                         sum.first, static_cast<std::uint64_t>(sum.second));
+    }
+  }
+
+  // After its last backward: the sums of stage copies (DualPipe), the data-parallel all-reduce of the
+  // rank's gradients (a ring over the replicas), then the tied-embedding all-reduce between the first
+  // and the last stage, in Megatron's finalize_model_grads order.
   void gradients() {
+    stage_copy_sums();
     const Schedule& s = job_.schedule;
     double gradient_bytes = 0, embedding_bytes = 0;
     for (int stage = 0; stage < s.num_stages(); ++stage)

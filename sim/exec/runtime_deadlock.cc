@@ -20,6 +20,7 @@ std::string what(const Job& job, const FlowInfo& flow) {
     case FlowKind::TensorAllReduce: return "its part of a tensor-parallel all-reduce";
     case FlowKind::DataAllReduce: return "its part of the data-parallel all-reduce";
     case FlowKind::EmbeddingAllReduce: return "its part of the embedding all-reduce";
+    case FlowKind::StageCopyAllReduce: return "its part of the sum of a stage's two copies";
   }
   return "?";
 }

@@ -5,7 +5,7 @@
 
 namespace pipegrid::sim {
 
-enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3 };
+enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3, StageCopies = 4 };
 
 /// A pipeline result, by its ResultIndex (schedules/results.h).
 constexpr std::uint64_t pipeline_tag(std::uint64_t result_index) { return result_index; }
@@ -16,9 +16,10 @@ constexpr std::uint64_t tensor_tag(std::uint64_t position, std::uint64_t index, 
   return (static_cast<std::uint64_t>(TagSpace::Tensor) << 60) | (position << 28) | (index << 14) | step;
 }
 
-/// Step `step` of the gradient all-reduce after the step (data-parallel or tied-embedding).
-constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step) {
-  return (static_cast<std::uint64_t>(space) << 60) | step;
+/// Step `step` of a gradient all-reduce after the step (data-parallel, tied-embedding, or the sum of a
+/// model stage's copies, which `context` tells apart: the first model stage summed).
+constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step, std::uint64_t context = 0) {
+  return (static_cast<std::uint64_t>(space) << 60) | (context << 20) | step;
 }
 
 }  // namespace pipegrid::sim

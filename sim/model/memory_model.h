@@ -1,0 +1,39 @@
+// What a GPU's memory holds during a step: the activations of the micro-batches in flight and, all
+// the time, its parameters, their gradients and the optimizer's state.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/model/parallelism.h"
+#include "sim/model/stage_cost.h"
+#include "sim/model/transformer.h"
+
+namespace pipegrid::model {
+
+/// One micro-batch's activations on one GPU of a stage (Korthikanti et al. 2022, "Reducing
+/// Activation Recomputation in Large Transformer Models", §4, bf16 with 1-byte dropout masks): per
+/// layer s·b·h·(10 + 24/t) + 5·a·s²·b/t bytes without recomputation — s·b·(34h + 5as) at t = 1 — or
+/// only the layer's input, 2·s·b·h, with full recomputation. The LM head's stage adds its fp32
+/// logits, 4·s·b·V/t (their §4.3), stage 0 the embedding's dropout mask, s·b·h.
+/// `kept_for_weight_gradient`: what a split backward's W still reads after I — the inputs of the four
+/// weight matmuls, 2sbh (LayerNorm 1 output) + 2sbh/t (attention context) + 2sbh (LayerNorm 2 output)
+/// + 8sbh/t (GeLU output) = s·b·h·(4 + 10/t) per layer (14 of the 34 at t = 1); with full
+/// recomputation the same, as I recomputes them for W.
+struct ActivationBytes {
+  double per_microbatch = 0;
+  double kept_for_weight_gradient = 0;
+};
+ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage);
+
+/// Bytes per parameter held all step long in Megatron's mixed precision: the bf16 weight (2), its
+/// gradient (`gradient_bytes`, fp32 main grads: 4) and Adam's fp32 master weight, momentum and
+/// variance (12) — divided over the d replicas with the distributed optimizer (ZeRO-1).
+struct StaticMemory {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, bool distributed_optimizer);
+
+}  // namespace pipegrid::model
