@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "pass --allow-tp-across-nodes to allow it"},
         BadSimulation{"UnknownModel", "--platform " + kTwoNodes + kJob + " --model gpt-9t",
                       "--model gpt-9t: unknown model; known: gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
-                      "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t"},
+                      "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, deepseek-v3"},
         BadSimulation{"TimesAndModel", "--platform " + kTwoNodes + kJob + " --model gpt-175b --time-f 2",
                       "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, "
                       "not both"},

@@ -1,12 +1,9 @@
 #include "sim/model/layer_costs.h"
 
 namespace pipegrid::model {
-namespace {
 
 // Tokens in one micro-batch: every matmul of a layer multiplies a (b·s)×k activation.
 double tokens(const Transformer& m) { return static_cast<double>(m.micro_batch) * m.seq; }
-
-}  // namespace
 
 Flops& Flops::operator+=(const Flops& other) {
   forward += other.forward;
@@ -23,6 +20,27 @@ Flops layer_flops(const Transformer& m) {
   // Scores Q·Kᵀ and context P·V: per head 2·s·s·(h/a) each, a heads, b sequences.
   const double attention_matmuls = 2 * 2 * tokens(m) * m.seq * h;
   return {weight_matmuls + attention_matmuls, weight_matmuls + 2 * attention_matmuls, weight_matmuls};
+}
+
+Flops attention_flops(const Transformer& m) {
+  const double h = m.hidden;
+  const double weight_matmuls = 2 * tokens(m) * 4 * h * h;
+  const double attention_matmuls = 2 * 2 * tokens(m) * m.seq * h;
+  return {weight_matmuls + attention_matmuls, weight_matmuls + 2 * attention_matmuls, weight_matmuls};
+}
+
+Flops expert_flops_per_token(const Transformer& m) {
+  const double matmuls = 2.0 * 3 * m.hidden * static_cast<double>(m.moe.expert_hidden);
+  return {matmuls, matmuls, matmuls};
+}
+
+std::int64_t attention_parameters(const Transformer& m) {
+  const std::int64_t h = m.hidden;
+  return (3 * h * h + 3 * h) + (h * h + h) + 2 * 2 * h;
+}
+
+std::int64_t expert_parameters(const Transformer& m) {
+  return 3 * static_cast<std::int64_t>(m.hidden) * m.moe.expert_hidden;
 }
 
 Flops recomputed(const Flops& layer) {
@@ -53,8 +71,11 @@ std::int64_t position_embedding_parameters(const Transformer& m) {
 
 std::int64_t parameter_count(const Transformer& m) {
   const std::int64_t lm_head = m.tied_embeddings ? 0 : word_embedding_parameters(m);
-  return m.layers * layer_parameters(m) + word_embedding_parameters(m) + position_embedding_parameters(m) +
-         lm_head;
+  const std::int64_t moe_layers = m.moe.enabled() ? m.layers - m.moe.first_dense_layers : 0;
+  const std::int64_t moe = moe_layers * (attention_parameters(m) +
+                                         (m.moe.experts + m.moe.shared_experts) * expert_parameters(m));
+  return (m.layers - moe_layers) * layer_parameters(m) + moe + word_embedding_parameters(m) +
+         position_embedding_parameters(m) + lm_head;
 }
 
 }  // namespace pipegrid::model

@@ -40,6 +40,15 @@ Flops recomputed(const Flops& layer);
 /// The language-model head: logits = hidden × embeddingsᵀ, 2bshV forward, I = W = 2bshV. The input
 /// embedding is a lookup (no FLOPs); the softmax and cross-entropy are ignored.
 Flops lm_head_flops(const Transformer& model);
+/// b·s, the tokens of one micro-batch.
+double tokens(const Transformer& model);
+/// A mixture-of-experts layer without its experts: QKV, attention output and the attention matmuls.
+Flops attention_flops(const Transformer& model);
+/// One token through one expert, a SwiGLU MLP h → H_e → h: three weight matmuls, 2·3·h·H_e FLOPs
+/// forward and as many for each of I and W.
+Flops expert_flops_per_token(const Transformer& model);
+std::int64_t attention_parameters(const Transformer& model);  // with its LayerNorms
+std::int64_t expert_parameters(const Transformer& model);     // 3·h·H_e, no biases
 
 /// Parameters of one layer: QKV 3h² + 3h, attention output h² + h, MLP 2h·ffn + ffn + h, two LayerNorms
 /// 4h; with ffn = 4h, Megatron's 12h² + 13h.

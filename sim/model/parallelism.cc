@@ -29,11 +29,30 @@ void Parallelism::validate(const Transformer& model) const {
   // the heads make t divide h.
   if (model.heads % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --heads {}", tp, model.heads));
+  if (model.moe.enabled() && tp != 1)
+    throw InputError(fmt::format("--tp {}: mixture-of-experts layers run with --tp 1 here (expert parallelism "
+                                 "instead, as DeepSeek-V3 does)", tp));
   if (model.ffn() % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --ffn-hidden {}", tp, model.ffn()));
-  if (model.layers % num_stages() != 0)
+  if (uneven_layers && model.layers < num_stages())
+    throw InputError(fmt::format("--layers {}: fewer than the {} stages (--pp {} × --chunks {})", model.layers,
+                                 num_stages(), pp, chunks));
+  if (!uneven_layers && model.layers % num_stages() != 0)
     throw InputError(fmt::format("--layers {}: must split evenly over {} stages (--pp {} × --chunks {})",
                                  model.layers, num_stages(), pp, chunks));
+}
+
+int Parallelism::layers_on_stage(const Transformer& model, int stage) const {
+  const int base = model.layers / num_stages(), extra = model.layers % num_stages();
+  if (!uneven_layers) return base;
+  // The remainder goes to stages 1 … extra; with extra = S − 1 to every stage but the first.
+  return base + (stage >= 1 && stage <= extra ? 1 : 0);
+}
+
+int Parallelism::first_layer_of_stage(const Transformer& model, int stage) const {
+  int first = 0;
+  for (int s = 0; s < stage; ++s) first += layers_on_stage(model, s);
+  return first;
 }
 
 }  // namespace pipegrid::model

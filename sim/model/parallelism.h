@@ -28,8 +28,13 @@ struct Parallelism {
   int chunks = 1;  // v, virtual stages per pipeline rank
   bool scatter_gather = false;
   Recompute recompute = Recompute::None;
+  /// Allow l not to divide the S stages: every stage gets ⌊l/S⌋ layers and stages 1, 2, … one more
+  /// each until the remainder is placed (stage 0, which holds the embeddings, never gets one).
+  bool uneven_layers = false;
 
   int num_stages() const { return pp * chunks; }
+  int layers_on_stage(const Transformer& model, int stage) const;
+  int first_layer_of_stage(const Transformer& model, int stage) const;
   int gpus() const { return tp * pp * dp; }
 
   /// Throws InputError, one line naming the flag (`--tp`, `--pp`, `--dp`, `--chunks`, `--layers`), for

@@ -1,5 +1,6 @@
 #include "sim/model/stage_cost.h"
 
+#include <algorithm>
 #include <cassert>
 #include <fmt/format.h>
 
@@ -21,9 +22,12 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
 
   const int num_stages = par.num_stages();
   const int t = par.tp;
-  const int layers_per_stage = model.layers / num_stages;
   const bool full_recompute = par.recompute == Recompute::Full;
-  const Flops layer = full_recompute ? recomputed(layer_flops(model)) : layer_flops(model);
+  const auto maybe_recomputed = [&](const Flops& f) { return full_recompute ? recomputed(f) : f; };
+  const Flops layer = maybe_recomputed(layer_flops(model));
+  const MoeSpec& moe = model.moe;
+  const Flops moe_layer_rest = maybe_recomputed(attention_flops(model));
+  const Flops expert_token = maybe_recomputed(expert_flops_per_token(model));
   // One micro-batch's hidden states, b·s·h elements: what crosses a stage boundary and what every
   // tensor-parallel all-reduce sums (Narayanan et al., §4.1 and §3.3).
   const std::int64_t hidden_states =
@@ -37,15 +41,36 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
   for (int s = 0; s < num_stages; ++s) {
     StageCost& c = costs[static_cast<std::size_t>(s)];
     c.stage = s;
-    c.layers = layers_per_stage;
+    c.layers = par.layers_on_stage(model, s);
     c.has_embedding = s == 0;
     c.has_lm_head = s == num_stages - 1;
+    const int first_layer = par.first_layer_of_stage(model, s);
+    const int moe_layers =
+        moe.enabled() ? std::max(0, first_layer + c.layers - std::max(first_layer, moe.first_dense_layers)) : 0;
+    const int dense_layers = c.layers - moe_layers;
 
-    Flops whole = static_cast<double>(layers_per_stage) * layer;
+    Flops whole = static_cast<double>(dense_layers) * layer + static_cast<double>(moe_layers) * moe_layer_rest;
     if (c.has_lm_head) whole += lm_head_flops(model);
+    std::int64_t parameters = dense_layers * layer_parameters(model) + moe_layers * attention_parameters(model);
+    std::int64_t routed = 0;  // this GPU's routed experts: all-reduced over d / ep replicas, not d
+    if (moe_layers > 0) {
+      MoeStageCost& m = c.moe;
+      m.moe_layers = moe_layers;
+      m.non_expert = whole;
+      m.shared_experts = static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) * expert_token;
+      m.routed_per_assignment = static_cast<double>(moe_layers) * expert_token;
+      m.dispatch_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.dispatch_bytes;
+      m.combine_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.combine_bytes;
+      m.tokens = static_cast<std::int64_t>(tokens(model));
+      // What a GPU computes on average (uniform routing): its T tokens' k assignments' worth of experts.
+      whole += m.shared_experts + static_cast<double>(m.tokens * moe.top_k) * m.routed_per_assignment;
+      parameters += moe_layers * moe.shared_experts * expert_parameters(model);
+      routed = moe_layers * (moe.experts / moe.ep) * expert_parameters(model);
+      parameters += routed;
+      if (par.dp / moe.ep > 1) c.expert_dp_gradient_bytes = routed / t * precision.gradient_bytes;
+    }
     c.flops = (1.0 / t) * whole;
 
-    std::int64_t parameters = layers_per_stage * layer_parameters(model);
     if (c.has_embedding) parameters += word_embedding_parameters(model) + position_embedding_parameters(model);
     if (c.has_lm_head && lm_head_copy) parameters += word_embedding_parameters(model);
     assert(parameters % t == 0);  // t divides h and ffn (Parallelism::validate), so every term
@@ -56,11 +81,10 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
 
     if (t > 1) {
       c.tp_allreduce_bytes = hidden_states;
-      c.tp_allreduces_per_forward = 2 * layers_per_stage + (c.has_embedding ? 1 : 0);
-      c.tp_allreduces_per_backward =
-          2 * layers_per_stage * (full_recompute ? 2 : 1) + (c.has_lm_head ? 1 : 0);
+      c.tp_allreduces_per_forward = 2 * c.layers + (c.has_embedding ? 1 : 0);
+      c.tp_allreduces_per_backward = 2 * c.layers * (full_recompute ? 2 : 1) + (c.has_lm_head ? 1 : 0);
     }
-    if (par.dp > 1) c.dp_gradient_bytes = c.parameters * precision.gradient_bytes;
+    if (par.dp > 1) c.dp_gradient_bytes = (c.parameters - routed / t) * precision.gradient_bytes;
     if (model.tied_embeddings && par.pp > 1 && (c.has_embedding || c.has_lm_head))
       c.embedding_allreduce_bytes = word_embedding_parameters(model) / t * precision.gradient_bytes;
   }

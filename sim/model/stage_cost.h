@@ -41,6 +41,20 @@ struct Precision {
 /// of stage S − 1 (the LM head's input gradient); all backward ones are on the I path. Per iteration:
 /// `dp_gradient_bytes` all-reduced among the d replicas, `embedding_allreduce_bytes` between stage 0
 /// and stage S − 1. A collective over a group of one GPU is 0 bytes or 0 calls.
+/// The mixture-of-experts part of a stage, per micro-batch, for one GPU of its expert-parallel group
+/// (whose T = b·s tokens it owns): the four phases of a chunk — attention, dispatch, experts, combine
+/// (DeepSeek-V3 report, §3.2.1) — as FLOPs and bytes per token, since how many tokens reach a GPU's
+/// experts depends on the routing (moe.h), which the executor applies.
+struct MoeStageCost {
+  int moe_layers = 0;
+  Flops non_expert;               // attention of every layer, dense MLPs, the LM head: the "attention" phase
+  Flops shared_experts;           // on the GPU's own tokens
+  Flops routed_per_assignment;    // one token through one routed expert of every MoE layer
+  double dispatch_bytes_per_assignment = 0;  // h elements per MoE layer, each way
+  double combine_bytes_per_assignment = 0;
+  std::int64_t tokens = 0;        // T = b·s
+};
+
 struct StageCost {
   int stage = 0;
   int layers = 0;              // transformer layers on this stage, l / S
@@ -54,6 +68,8 @@ struct StageCost {
   int tp_allreduces_per_forward = 0;
   int tp_allreduces_per_backward = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes, once per iteration
+  std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over d / ep replicas
+  MoeStageCost moe;                            // moe.moe_layers == 0: a dense stage
   std::int64_t embedding_allreduce_bytes = 0;  // V·h / t × gradient bytes, tied embeddings and p > 1
 };
 

@@ -19,6 +19,7 @@ void Transformer::validate() const {
   if (ffn_hidden) positive("--ffn-hidden", *ffn_hidden);
   if (hidden % heads != 0)
     throw InputError(fmt::format("--heads {}: must divide --hidden {}", heads, hidden));
+  moe.validate(layers);
 }
 
 }  // namespace pipegrid::model

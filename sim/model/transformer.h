@@ -4,13 +4,16 @@
 #include <optional>
 #include <string>
 
+#include "sim/model/moe.h"
+
 namespace pipegrid::model {
 
 /// A GPT-style decoder: learned word and position embeddings, `layers` identical transformer layers
 /// (LayerNorm, self-attention, LayerNorm, a two-matmul MLP, each matmul with a bias) and a language-model
 /// head whose weights are the word embeddings unless `tied_embeddings` is false. Letters as in Narayanan
 /// et al. (SC 2021): l layers, h hidden, a heads, s sequence, V vocabulary, b micro-batch size.
-/// Multi-head attention only (no grouped-query attention), a dense MLP (no mixture of experts).
+/// Multi-head attention only (no grouped-query attention); a dense MLP, or mixture-of-experts layers
+/// as `moe` describes them.
 struct Transformer {
   std::string name;
   int layers = 0;                 // l
@@ -21,6 +24,7 @@ struct Transformer {
   int micro_batch = 1;            // b, sequences per micro-batch
   std::optional<int> ffn_hidden;  // the MLP's inner width; 4h, as in GPT and Megatron, unless set
   bool tied_embeddings = true;    // the LM head reuses the word embeddings (Megatron's default)
+  MoeSpec moe;                    // experts == 0: every layer dense
 
   int ffn() const { return ffn_hidden.value_or(4 * hidden); }
 
