@@ -42,12 +42,17 @@ void print_table(std::ostream& out, const ResolvedRun& run, const sim::Simulatio
     out << fmt::format(", {:.1f} TFLOP/s per GPU, MFU {:.3f}", summary["tflops_per_gpu"].get<double>(),
                        summary["mfu"].get<double>());
   out << "\npace: " << summary["pace"]["explanation"].get<std::string>() << "\n\n";
-  out << fmt::format("{:>5} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "rank", "stages", "busy", "idle",
+  const bool moe = in.costs.routing().enabled();
+  out << fmt::format("{:>5} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}", "rank", "stages", "busy", "idle",
                      "p2p exposed", "tp exposed", "dp exposed");
-  for (const auto& r : sim::summarize_ranks(result, in.schedule))
-    out << fmt::format("{:>5} {:>10} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}\n", r.rank,
+  out << (moe ? fmt::format(" {:>12} {:>12} {:>8}\n", "a2a exposed", "a2a hidden", "overlap") : std::string("\n"));
+  for (const auto& r : sim::summarize_ranks(result, in.schedule)) {
+    out << fmt::format("{:>5} {:>10} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}", r.rank,
                        fmt::format("{}", fmt::join(r.stages, ",")), r.busy, r.idle, r.p2p_exposed, r.tp_exposed,
                        r.dp_exposed);
+    out << (moe ? fmt::format(" {:>12.6g} {:>12.6g} {:>8.3f}\n", r.a2a_exposed, r.a2a_hidden, r.a2a_overlap())
+                : std::string("\n"));
+  }
   const nlohmann::json& memory = summary["memory"];
   if (run.memory) {
     out << "\nmemory per GPU at its peak (GB):";

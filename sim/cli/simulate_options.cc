@@ -63,6 +63,10 @@ double median_speed(const std::vector<platform::GpuHost>& gpus, int count) {
 
 bool has_explicit_times(const SimulateFlags& f) { return f.time_f || f.time_b || f.time_w || f.time_fb; }
 bool has_model(const SimulateFlags& f) { return !f.model.empty() || f.layers || f.hidden || f.heads || f.seq || f.vocab; }
+bool has_moe_flags(const SimulateFlags& f) {
+  return f.experts || f.top_k || f.shared_experts || f.expert_hidden || f.max_nodes_per_token || f.first_dense_layers ||
+         f.ep != 1 || f.routing != "uniform";
+}
 
 model::Transformer resolve_model(const SimulateFlags& f) {
   model::Transformer m;
@@ -78,6 +82,16 @@ model::Transformer resolve_model(const SimulateFlags& f) {
   take(f.vocab, m.vocab);
   if (f.ffn_hidden) m.ffn_hidden = f.ffn_hidden;
   m.micro_batch = f.micro_batch;
+  take(f.experts, m.moe.experts);
+  take(f.top_k, m.moe.top_k);
+  take(f.shared_experts, m.moe.shared_experts);
+  take(f.expert_hidden, m.moe.expert_hidden);
+  take(f.max_nodes_per_token, m.moe.max_nodes_per_token);
+  take(f.first_dense_layers, m.moe.first_dense_layers);
+  take(f.dispatch_bytes, m.moe.dispatch_bytes);
+  take(f.combine_bytes, m.moe.combine_bytes);
+  m.moe.ep = f.ep;
+  m.moe.routing = model::parse_routing(f.routing);
   if (f.model.empty())
     for (auto [flag, value] : {std::pair{"--layers", f.layers}, {"--hidden", f.hidden}, {"--heads", f.heads},
                                {"--seq", f.seq}, {"--vocab", f.vocab}})
@@ -118,6 +132,23 @@ void add_simulate_flags(CLI::App& c, SimulateFlags& f) {
   c.add_option("--gradient-bytes", f.gradient_bytes, "bytes per gradient element all-reduced")->capture_default_str();
   c.add_flag("--distributed-optimizer", f.distributed_optimizer,
              "shard the optimizer state over the data-parallel replicas (ZeRO-1)");
+  c.add_flag("--uneven-layers", f.uneven_layers, "let the layers split unevenly over the stages");
+  c.add_option("--experts", f.experts, "MoE: routed experts per layer (0: dense)");
+  c.add_option("--top-k", f.top_k, "MoE: routed experts per token");
+  c.add_option("--shared-experts", f.shared_experts, "MoE: experts every token goes through");
+  c.add_option("--expert-hidden", f.expert_hidden, "MoE: an expert's inner width (SwiGLU)");
+  c.add_option("--first-dense-layers", f.first_dense_layers, "MoE: leading layers with a dense MLP");
+  c.add_option("--max-nodes-per-token", f.max_nodes_per_token, "MoE: node-limited routing (0: no limit)");
+  c.add_option("--dispatch-bytes", f.dispatch_bytes, "MoE: bytes per dispatched element (FP8: 1)");
+  c.add_option("--combine-bytes", f.combine_bytes, "MoE: bytes per combined element");
+  c.add_option("--ep", f.ep, "MoE: expert-parallel size (GPUs of a stage sharing a layer's experts)")
+      ->capture_default_str();
+  c.add_option("--routing", f.routing, "MoE: uniform, zipf:S (skewed popularity) or file:PATH (per-expert loads)")
+      ->capture_default_str();
+  c.add_option("--ep-comm", f.ep_comm, "MoE all-to-alls: flow, analytic or off")->capture_default_str();
+  c.add_option("--comm-sm-fraction", f.comm_sm_fraction,
+               "share of the SMs communication takes in an overlapped F&B pair (DeepSeek-V3: 20/132)")
+      ->capture_default_str();
   c.add_option("--stage-cost-scale", f.stage_cost_scale, "heavier or lighter stages, e.g. 0=1.3,63=1.5");
   c.add_option("--p2p", f.p2p, "async, blocking (rendezvous) or batched (grouped isend/irecv)")->capture_default_str();
   c.add_option("--tp-comm", f.tp_comm, "TP all-reduces: flow, analytic or off")->capture_default_str();
@@ -135,8 +166,14 @@ ResolvedRun resolve(const SimulateFlags& f) {
       "--p2p", f.p2p, {{"async", P2pMode::Async}, {"blocking", P2pMode::Blocking}, {"batched", P2pMode::Batched}});
   in.options.tp_comm = fidelity("--tp-comm", f.tp_comm);
   in.options.dp_comm = fidelity("--dp-comm", f.dp_comm);
+  in.options.ep_comm = fidelity("--ep-comm", f.ep_comm);
+  if (!(f.comm_sm_fraction >= 0 && f.comm_sm_fraction < 1))
+    throw InputError(fmt::format("--comm-sm-fraction {}: must be in [0, 1)", f.comm_sm_fraction));
+  in.options.comm_sm_fraction = f.comm_sm_fraction;
   in.trace = choose<sim::TraceScope>(
       "--trace", f.trace, {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
+  if (has_moe_flags(f) && !has_model(f))
+    throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
   if (has_explicit_times(f) && has_model(f))
     throw InputError("--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
   if (!(f.compute_efficiency > 0 && f.compute_efficiency <= 1))
@@ -171,8 +208,14 @@ ResolvedRun resolve(const SimulateFlags& f) {
     // per direction); the costs of a virtual stage are those of the model stage it computes.
     const StageLayout& layout = in.schedule.layout;
     const int chunks = layout.num_model_stages() / f.pp;
-    run.parallelism = {f.tp, f.pp, f.dp, chunks, f.scatter_gather, model::parse_recompute(f.recompute)};
+    run.parallelism = {f.tp, f.pp, f.dp, chunks, f.scatter_gather, model::parse_recompute(f.recompute),
+                       f.uneven_layers};
     run.parallelism.validate(*run.model);
+    const model::MoeSpec& moe = run.model->moe;
+    if (moe.enabled() && f.dp % moe.ep != 0)
+      throw InputError(fmt::format("--ep {}: must divide --dp {} (an expert-parallel group is ep data-parallel "
+                                   "replicas of one stage)",
+                                   moe.ep, f.dp));
     model::Precision precision;
     precision.gradient_bytes = f.gradient_bytes;
     precision.validate();
@@ -187,14 +230,23 @@ ResolvedRun resolve(const SimulateFlags& f) {
       memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
       memory.static_bytes.push_back(model::static_memory(cost.parameters, precision, f.dp, f.distributed_optimizer));
     }
-    in.costs = sim::JobCosts::from_model(virtual_stages, f.compute_efficiency);
+    sim::ExpertRouting routing;
+    if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
+    in.costs = sim::JobCosts::from_model(virtual_stages, f.compute_efficiency, routing);
     run.memory = std::move(memory);
     const model::Transformer& m = *run.model;
     run.echo["model"] = {{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
                          {"seq", m.seq}, {"vocab", m.vocab}, {"ffn_hidden", m.ffn()}, {"micro_batch", m.micro_batch},
                          {"compute_efficiency", f.compute_efficiency}, {"scatter_gather", f.scatter_gather},
                          {"recompute", f.recompute}, {"gradient_bytes", f.gradient_bytes},
-                         {"distributed_optimizer", f.distributed_optimizer}};
+                         {"distributed_optimizer", f.distributed_optimizer}, {"uneven_layers", f.uneven_layers}};
+    if (moe.enabled())
+      run.echo["model"]["moe"] = {{"experts", moe.experts}, {"top_k", moe.top_k}, {"shared_experts", moe.shared_experts},
+                                  {"expert_hidden", moe.expert_hidden}, {"ep", moe.ep},
+                                  {"max_nodes_per_token", moe.max_nodes_per_token},
+                                  {"first_dense_layers", moe.first_dense_layers}, {"routing", moe.routing.text},
+                                  {"dispatch_bytes", moe.dispatch_bytes}, {"combine_bytes", moe.combine_bytes},
+                                  {"ep_comm", f.ep_comm}, {"comm_sm_fraction", f.comm_sm_fraction}};
   } else {
     ActionTimes times;
     if (f.time_f) times.f = *f.time_f;

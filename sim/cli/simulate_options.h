@@ -34,6 +34,14 @@ struct SimulateFlags {
   std::string recompute = "none";
   int gradient_bytes = 4;
   bool distributed_optimizer = false;
+  bool uneven_layers = false;
+  // Mixture of experts.
+  std::optional<int> experts, top_k, shared_experts, expert_hidden, max_nodes_per_token, first_dense_layers,
+      dispatch_bytes, combine_bytes;
+  int ep = 1;
+  std::string routing = "uniform";
+  std::string ep_comm = "flow";
+  double comm_sm_fraction = 0;
   std::string stage_cost_scale;
   // Fidelity and outputs.
   std::string p2p = "async", tp_comm = "analytic", dp_comm = "flow";

@@ -77,6 +77,7 @@ SimulationResult simulate(const SimulationInput& input) {
                  flow.dst_gpu, flow.bytes, start, end});
   });
   Job job(input.schedule, placement, input.costs, input.options, hosts, network, transfers, trace);
+  for (int g = 0; g < placement.num_gpus(); ++g) job.node_of_gpu.push_back(input.platform_gpus[g].node);
   job_ptr = &job;
 
   double deadlock_time = -1;

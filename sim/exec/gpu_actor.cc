@@ -7,7 +7,10 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <memory>
+
 #include "sim/exec/job.h"
+#include "sim/exec/moe_op.h"
 #include "sim/exec/tags.h"
 
 namespace pipegrid::sim {
@@ -51,7 +54,9 @@ class GpuRun {
         at_(job.placement.coordinates(gpu)),
         program_(job.schedule.programs[at_.pp]),
         account_(job.accounts[gpu]),
-        speed_(job.hosts[gpu]->get_speed()) {}
+        speed_(job.hosts[gpu]->get_speed()) {
+    if (job.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpu, speed_);
+  }
 
   void run() {
     std::vector<Message> pending_sends;  // batched: posted with the next op's receives
@@ -194,6 +199,10 @@ class GpuRun {
   // many equal slices as there are all-reduces (one after each, as after attention and after the MLP
   // of every layer); analytic or off, the all-reduces follow the compute as one α-β wait (same total).
   void compute(std::size_t pos, const Op& op) {
+    if (moe_ && moe_->applies(op)) {
+      moe_->run(pos, op);
+      return;
+    }
     const double flops = job_.costs.flops(op);
     const int allreduces = job_.placement.sizes().tp > 1 ? job_.costs.tp_allreduces(op) : 0;
     const double bytes = job_.costs.tp_allreduce_bytes(op);
@@ -279,6 +288,19 @@ class GpuRun {
     for (int d = 0; d < static_cast<int>(replicas.size()); ++d) replicas[d] = job_.placement.gpu({at_.tp, d, at_.pp});
     gradient_allreduce("dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, replicas, at_.dp, gradient_bytes);
 
+    // Routed experts are replicated only across expert-parallel groups: their gradients go round the
+    // replicas that hold the same experts (every ep-th one).
+    double expert_bytes = 0;
+    for (int stage = 0; stage < s.num_stages(); ++stage)
+      if (s.rank_of(stage) == at_.pp) expert_bytes += job_.costs.stage(stage).expert_gradient_bytes;
+    const int ep = job_.costs.routing().ep;
+    if (expert_bytes > 0 && ep > 0) {
+      std::vector<int> holders;
+      for (int d = at_.dp % ep; d < job_.placement.sizes().dp; d += ep) holders.push_back(job_.placement.gpu({at_.tp, d, at_.pp}));
+      gradient_allreduce("expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, holders, at_.dp / ep,
+                         expert_bytes, /*context=*/1);
+    }
+
     const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
     if (first != last && (at_.pp == first || at_.pp == last))
       gradient_allreduce("embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding,
@@ -291,6 +313,7 @@ class GpuRun {
   const std::vector<Op>& program_;
   GpuAccount& account_;
   double speed_;  // flop/s of this GPU, as the platform file gives it
+  std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
 };
 

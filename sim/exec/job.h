@@ -21,6 +21,11 @@ struct ExecOptions {
   P2pMode p2p = P2pMode::Async;
   CommFidelity tp_comm = CommFidelity::Analytic;
   CommFidelity dp_comm = CommFidelity::Flow;
+  CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
+  /// The share of a GPU's SMs that communication kernels take while an overlapped F&B pair runs its
+  /// all-to-alls under the other chunk's compute (DeepSeek-V3: 20 of 132); the pair's compute runs
+  /// that much slower.
+  double comm_sm_fraction = 0;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs
@@ -31,10 +36,12 @@ struct GpuAccount {
   double p2p_exposed = 0;
   double tp_exposed = 0;
   double dp_exposed = 0;  // data-parallel and tied-embedding gradient all-reduces
+  double a2a_exposed = 0;  // MoE all-to-all time the GPU waited for
+  double a2a_hidden = 0;   // MoE all-to-all time under the other chunk's compute (overlapped pairs)
   double finish = 0;
   bool finished = false;
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report
-  double exposed() const { return p2p_exposed + tp_exposed + dp_exposed; }
+  double exposed() const { return p2p_exposed + tp_exposed + dp_exposed + a2a_exposed; }
 };
 
 struct Job {
@@ -43,6 +50,7 @@ struct Job {
   const JobCosts& costs;
   ExecOptions options;
   std::vector<simgrid::s4u::Host*> hosts;  // of each job GPU
+  std::vector<int> node_of_gpu;            // the platform node of each job GPU
   Network& network;
   Transfers& transfers;
   TraceWriter& trace;

@@ -16,7 +16,8 @@ JobCosts JobCosts::from_times(const ActionTimes& times, double reference_speed, 
   return JobCosts(std::vector<StageWork>(stages, work), (times.f + times.b - times.pair()) * reference_speed);
 }
 
-JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, double compute_efficiency) {
+JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, double compute_efficiency,
+                              ExpertRouting routing) {
   std::vector<StageWork> work;
   for (const model::StageCost& c : stages) {
     StageWork w;
@@ -30,13 +31,29 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, doubl
     w.tp_allreduce_bytes = static_cast<double>(c.tp_allreduce_bytes);
     w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
+    w.expert_gradient_bytes = static_cast<double>(c.expert_dp_gradient_bytes);
+    const model::MoeStageCost& m = c.moe;
+    if (m.moe_layers > 0) {
+      w.moe.moe_layers = m.moe_layers;
+      const auto set = [&](double* out, const model::Flops& f) {
+        out[0] = f.forward / compute_efficiency;
+        out[1] = f.backward_input / compute_efficiency;
+        out[2] = f.backward_weight / compute_efficiency;
+      };
+      set(w.moe.non_expert, m.non_expert);
+      set(w.moe.shared, m.shared_experts);
+      set(w.moe.routed, m.routed_per_assignment);
+      w.moe.dispatch_bytes = m.dispatch_bytes_per_assignment;
+      w.moe.combine_bytes = m.combine_bytes_per_assignment;
+      w.moe.tokens = static_cast<double>(m.tokens);
+    }
     work.push_back(w);
   }
-  return JobCosts(std::move(work));
+  return JobCosts(std::move(work), 0, std::move(routing));
 }
 
-JobCosts::JobCosts(std::vector<StageWork> stages, double pair_saving_flops)
-    : stages_(std::move(stages)), pair_saving_flops_(pair_saving_flops) {}
+JobCosts::JobCosts(std::vector<StageWork> stages, double pair_saving_flops, ExpertRouting routing)
+    : stages_(std::move(stages)), pair_saving_flops_(pair_saving_flops), routing_(std::move(routing)) {}
 
 void JobCosts::scale_stages(const std::map<int, double>& factors) {
   for (const auto& [stage, factor] : factors) {

@@ -12,6 +12,27 @@
 
 namespace pipegrid::sim {
 
+/// A mixture-of-experts stage's four phases per micro-batch on one GPU (model::MoeStageCost, FLOPs
+/// already divided by the compute efficiency).
+struct MoeWork {
+  int moe_layers = 0;
+  double non_expert[3] = {0, 0, 0};  // F, I, W: attention, dense MLPs, LM head
+  double shared[3] = {0, 0, 0};      // shared experts on the GPU's own tokens
+  double routed[3] = {0, 0, 0};      // one token through one routed expert of every MoE layer
+  double dispatch_bytes = 0;         // per token-expert assignment
+  double combine_bytes = 0;
+  double tokens = 0;                 // T = b·s per micro-batch
+};
+
+/// How tokens spread over an expert-parallel group: each member's share of the assignments.
+struct ExpertRouting {
+  int ep = 1;
+  int top_k = 0;
+  int max_nodes_per_token = 0;
+  std::vector<double> member_shares;
+  bool enabled() const { return top_k > 0; }
+};
+
 /// One virtual stage's costs on one GPU of its TP group, per micro-batch.
 struct StageWork {
   double f_flops = 0;
@@ -24,6 +45,8 @@ struct StageWork {
   double tp_allreduce_bytes = 0;
   double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage
+  double expert_gradient_bytes = 0;     // routed experts, all-reduced over the d / ep replicas holding them
+  MoeWork moe;                          // moe.moe_layers == 0: a dense stage
 };
 
 /// The costs of all stages of a job. Compute is in FLOPs so that a GPU made slower in the platform
@@ -34,8 +57,9 @@ class JobCosts {
   static JobCosts from_times(const ActionTimes& times, double reference_speed, int stages, double p2p_bytes);
   /// A transformer's costs (sim/model): FLOPs divided by the compute efficiency, so that a GPU of
   /// peak speed P runs them at P × efficiency.
-  static JobCosts from_model(const std::vector<model::StageCost>& stages, double compute_efficiency);
-  explicit JobCosts(std::vector<StageWork> stages = {}, double pair_saving_flops = 0);
+  static JobCosts from_model(const std::vector<model::StageCost>& stages, double compute_efficiency,
+                             ExpertRouting routing = {});
+  explicit JobCosts(std::vector<StageWork> stages = {}, double pair_saving_flops = 0, ExpertRouting routing = {});
 
   /// Multiplies the compute of the named stages (the embedding and LM-head stages are heavier, say).
   /// Throws InputError for an unknown stage or a factor that is not positive.
@@ -48,6 +72,7 @@ class JobCosts {
   double flops(const Op& op) const;
   int tp_allreduces(const Op& op) const;
   double tp_allreduce_bytes(const Op& op) const;
+  const ExpertRouting& routing() const { return routing_; }
   double result_bytes(int stage, bool backward) const {
     return backward ? stages_[stage].backward_bytes : stages_[stage].forward_bytes;
   }
@@ -55,6 +80,7 @@ class JobCosts {
  private:
   std::vector<StageWork> stages_;
   double pair_saving_flops_ = 0;
+  ExpertRouting routing_;
 };
 
 }  // namespace pipegrid::sim

@@ -16,7 +16,7 @@
 namespace pipegrid::sim {
 
 /// What a flow carries, for traces and link accounting.
-enum class FlowKind : std::uint8_t { PipelineP2p, TensorAllReduce, DataAllReduce, EmbeddingAllReduce, StageCopyAllReduce };
+enum class FlowKind : std::uint8_t { PipelineP2p, TensorAllReduce, DataAllReduce, EmbeddingAllReduce, StageCopyAllReduce, ExpertAllToAll };
 
 struct FlowInfo {
   FlowKind kind;

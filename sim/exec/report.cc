@@ -40,11 +40,14 @@ std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const S
     rank.p2p_exposed += a.p2p_exposed;
     rank.tp_exposed += a.tp_exposed;
     rank.dp_exposed += a.dp_exposed;
+    rank.a2a_exposed += a.a2a_exposed;
+    rank.a2a_hidden += a.a2a_hidden;
     ++gpus[gpu.coordinates.pp];
   }
   for (int r = 0; r < schedule.ranks; ++r) {
     const double n = std::max(1, gpus[r]);
-    for (double* v : {&ranks[r].busy, &ranks[r].idle, &ranks[r].p2p_exposed, &ranks[r].tp_exposed, &ranks[r].dp_exposed})
+    for (double* v : {&ranks[r].busy, &ranks[r].idle, &ranks[r].p2p_exposed, &ranks[r].tp_exposed, &ranks[r].dp_exposed,
+                      &ranks[r].a2a_exposed, &ranks[r].a2a_hidden})
       *v /= n;
   }
   return ranks;
@@ -81,13 +84,17 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
   json["ranks"] = nlohmann::json::array();
   for (const RankSummary& r : ranks)
     json["ranks"].push_back({{"rank", r.rank}, {"stages", r.stages}, {"busy", r.busy}, {"idle", r.idle},
-                             {"exposed_comm", {{"p2p", r.p2p_exposed}, {"tp", r.tp_exposed}, {"dp", r.dp_exposed}}}});
+                             {"exposed_comm",
+                              {{"p2p", r.p2p_exposed}, {"tp", r.tp_exposed}, {"dp", r.dp_exposed}, {"a2a", r.a2a_exposed}}},
+                             {"a2a_hidden", r.a2a_hidden}, {"a2a_overlap", r.a2a_overlap()}});
   json["gpus"] = nlohmann::json::array();
   for (const GpuReport& g : result.gpus) {
     const GpuAccount& a = g.account;
     json["gpus"].push_back({{"host", g.host}, {"node", g.node}, {"tp", g.coordinates.tp}, {"dp", g.coordinates.dp},
                             {"pp", g.coordinates.pp}, {"busy", a.busy}, {"idle", result.makespan - a.busy - a.exposed()},
-                            {"exposed_comm", {{"p2p", a.p2p_exposed}, {"tp", a.tp_exposed}, {"dp", a.dp_exposed}}},
+                            {"exposed_comm",
+                             {{"p2p", a.p2p_exposed}, {"tp", a.tp_exposed}, {"dp", a.dp_exposed}, {"a2a", a.a2a_exposed}}},
+                            {"a2a_hidden", a.a2a_hidden},
                             {"finish", a.finish}});
   }
   std::map<std::string, double> by_class;

@@ -21,6 +21,10 @@ struct RankSummary {
   double p2p_exposed = 0;
   double tp_exposed = 0;
   double dp_exposed = 0;
+  double a2a_exposed = 0;
+  double a2a_hidden = 0;
+  /// The share of the all-to-all time hidden under computation, 0 when there is none.
+  double a2a_overlap() const { return a2a_exposed + a2a_hidden > 0 ? a2a_hidden / (a2a_exposed + a2a_hidden) : 0; }
 };
 
 std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const Schedule& schedule);

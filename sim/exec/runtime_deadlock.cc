@@ -21,6 +21,7 @@ std::string what(const Job& job, const FlowInfo& flow) {
     case FlowKind::DataAllReduce: return "its part of the data-parallel all-reduce";
     case FlowKind::EmbeddingAllReduce: return "its part of the embedding all-reduce";
     case FlowKind::StageCopyAllReduce: return "its part of the sum of a stage's two copies";
+    case FlowKind::ExpertAllToAll: return "its part of an expert all-to-all";
   }
   return "?";
 }

@@ -5,7 +5,7 @@
 
 namespace pipegrid::sim {
 
-enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3, StageCopies = 4 };
+enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3, StageCopies = 4, Expert = 5 };
 
 /// A pipeline result, by its ResultIndex (schedules/results.h).
 constexpr std::uint64_t pipeline_tag(std::uint64_t result_index) { return result_index; }
@@ -20,6 +20,12 @@ constexpr std::uint64_t tensor_tag(std::uint64_t position, std::uint64_t index, 
 /// model stage's copies, which `context` tells apart: the first model stage summed).
 constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step, std::uint64_t context = 0) {
   return (static_cast<std::uint64_t>(space) << 60) | (context << 20) | step;
+}
+
+/// The message from EP member `src_member` in the all-to-all of `phase` (0-3: a chunk's dispatch and
+/// combine, forward and backward) of the op at `position`.
+constexpr std::uint64_t expert_tag(std::uint64_t position, std::uint64_t phase, std::uint64_t src_member) {
+  return (static_cast<std::uint64_t>(TagSpace::Expert) << 60) | (position << 24) | (phase << 20) | src_member;
 }
 
 }  // namespace pipegrid::sim

@@ -27,8 +27,14 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   if (it == entries_.end()) return;  // not one of ours
   it->second.done = true;
   it->second.span = {start, end};
-  for (int gpu : {flow.src_gpu, flow.dst_gpu})
-    if (waiters_[gpu].actor && waiters_[gpu].key == key) waiters_[gpu].actor->resume();
+  for (int gpu : {flow.src_gpu, flow.dst_gpu}) {
+    Waiter& waiter = waiters_[gpu];
+    if (!waiter.actor || !(waiter.key == key)) continue;
+    if (waiter.on_condition)
+      waiter.ended->notify_all();
+    else
+      waiter.actor->resume();
+  }
 }
 
 void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager) {
@@ -54,7 +60,7 @@ void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
   if (entry.sent && !entry.starting) start(key);
 }
 
-FlowSpan Transfers::wait(const MessageKey& key, bool as_sender) {
+FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activities_running) {
   auto it = entries_.find(key);
   if (it == entries_.end()) throw std::logic_error("Transfers: waiting on a message nobody posted");
   if (!it->second.done) {
@@ -63,11 +69,22 @@ FlowSpan Transfers::wait(const MessageKey& key, bool as_sender) {
     waiter.blocked = {!it->second.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
     waiter.key = key;
     waiter.actor = sg4::Actor::self();
-    // The flow's end resumes us. Checking again after each wake-up keeps this right even if
-    // something else resumed the actor.
-    while (!(it = entries_.find(key))->second.done) sg4::this_actor::suspend();
+    waiter.on_condition = keep_activities_running;
+    // The flow's end wakes us. Checking again after each wake-up keeps this right even if something
+    // else resumed the actor.
+    if (keep_activities_running) {
+      if (!waiter.mutex) {
+        waiter.mutex = sg4::Mutex::create();
+        waiter.ended = sg4::ConditionVariable::create();
+      }
+      std::unique_lock lock(*waiter.mutex);
+      while (!(it = entries_.find(key))->second.done) waiter.ended->wait(lock);
+    } else {
+      while (!(it = entries_.find(key))->second.done) sg4::this_actor::suspend();
+    }
     waiter.blocked = {};
     waiter.actor = nullptr;
+    waiter.on_condition = false;
   }
   const FlowSpan span = it->second.span;
   if (--it->second.waits_left <= 0) entries_.erase(it);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
 #include <unordered_map>
 #include <vector>
 
@@ -50,8 +52,11 @@ class Transfers {
   /// Posts the receiving side (starting the flow of a rendezvous whose sender already posted).
   /// `expected` describes the message as the receiver knows it, for deadlock reports.
   void post_receive(const MessageKey& key, const FlowInfo& expected);
-  /// Blocks one side of the message until its flow has ended; returns the flow's span.
-  FlowSpan wait(const MessageKey& key, bool as_sender);
+  /// Blocks one side of the message until its flow has ended; returns the flow's span. Suspending
+  /// the actor would also suspend its other activities: an actor that computes while it waits
+  /// (an overlapped pair's compute running under its all-to-all) asks for `keep_activities_running`
+  /// and waits on a condition variable instead.
+  FlowSpan wait(const MessageKey& key, bool as_sender, bool keep_activities_running = false);
   /// Network listener: a message's flow has ended.
   void flow_ended(const FlowInfo& flow, double start, double end);
 
@@ -75,9 +80,12 @@ class Transfers {
     simgrid::s4u::CommPtr comm;  // keeps the activity alive until the sides are done with it
   };
   struct Waiter {
-    simgrid::s4u::ActorPtr actor;  // set while suspended
+    simgrid::s4u::ActorPtr actor;  // set while waiting
     BlockedOn blocked;
     MessageKey key{};               // what it waits for
+    bool on_condition = false;      // waiting on `ended` rather than suspended
+    simgrid::s4u::MutexPtr mutex;   // created on first use
+    simgrid::s4u::ConditionVariablePtr ended;
   };
 
   /// Starts the entry's flow. Starting is a simcall: other actors run meanwhile and may grow the

@@ -1,0 +1,98 @@
+#include "sim/exec/expert_group.h"
+
+#include <algorithm>
+#include <set>
+#include <simgrid/s4u/Actor.hpp>
+
+#include "sim/exec/tags.h"
+
+namespace pipegrid::sim {
+
+namespace sg4 = simgrid::s4u;
+
+ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
+  const ExpertRouting& routing = job.costs.routing();
+  const GpuCoordinates& at = job.placement.coordinates(gpu);
+  const int ep = routing.ep;
+  const int first = at.dp - at.dp % ep;
+  member_ = at.dp % ep;
+  std::set<int> nodes;
+  for (int j = 0; j < ep; ++j) {
+    members_.push_back(job.placement.gpu({at.tp, first + j, at.pp}));
+    nodes.insert(job.node_of_gpu[members_.back()]);
+  }
+  shares_ = routing.member_shares;
+  // DeepSeek-V3's node-limited routing: a token reaches experts on at most M nodes and DeepEP sends it
+  // over InfiniBand once per node, where without the limit its k experts would each get a copy: the
+  // InfiniBand bytes shrink by M / k (when the group spans more than M nodes).
+  const int limit = routing.max_nodes_per_token;
+  if (limit > 0 && static_cast<int>(nodes.size()) > limit && limit < routing.top_k)
+    internode_factor_ = static_cast<double>(limit) / routing.top_k;
+}
+
+double ExpertGroup::received_assignments(double tokens) const {
+  return size() * tokens * job_.costs.routing().top_k * shares_[member_];
+}
+
+double ExpertGroup::pair_bytes(int from, int to, Direction direction, double bytes_per_assignment,
+                               double tokens) const {
+  if (from == to) return 0;
+  // To experts: `from` owns the tokens and sends those routed to `to`'s experts; from experts: `from`
+  // holds the experts and returns their results for `to`'s tokens.
+  const double share = direction == Direction::ToExperts ? shares_[to] : shares_[from];
+  double bytes = tokens * job_.costs.routing().top_k * share * bytes_per_assignment;
+  if (job_.node_of_gpu[members_[from]] != job_.node_of_gpu[members_[to]]) bytes *= internode_factor_;
+  return bytes;
+}
+
+double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assignment, double tokens) {
+  for (const AnalyticCase& known : analytic_)
+    if (known.direction == direction && known.bytes_per_assignment == bytes_per_assignment && known.tokens == tokens)
+      return known.seconds;
+  // Each member's ports carry its sends out and its receives in, NVLink and InfiniBand in parallel:
+  // the all-to-all lasts as long as the busiest port of the busiest member, plus the longest latency.
+  double seconds = 0, latency = 0;
+  for (int i = 0; i < size(); ++i) {
+    double out_near = 0, out_far = 0, in_near = 0, in_far = 0, near_bw = 0, far_bw = 0;
+    for (int j = 0; j < size(); ++j) {
+      if (i == j) continue;
+      const auto [bandwidth, lat] = job_.network.bottleneck_and_latency(members_[i], members_[j]);
+      latency = std::max(latency, lat);
+      const bool far = job_.node_of_gpu[members_[i]] != job_.node_of_gpu[members_[j]];
+      (far ? out_far : out_near) += pair_bytes(i, j, direction, bytes_per_assignment, tokens);
+      (far ? in_far : in_near) += pair_bytes(j, i, direction, bytes_per_assignment, tokens);
+      (far ? far_bw : near_bw) = bandwidth;
+    }
+    if (near_bw > 0) seconds = std::max(seconds, std::max(out_near, in_near) / near_bw);
+    if (far_bw > 0) seconds = std::max(seconds, std::max(out_far, in_far) / far_bw);
+  }
+  analytic_.push_back({direction, bytes_per_assignment, tokens, seconds + latency});
+  return seconds + latency;
+}
+
+void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, double tokens,
+                             std::uint64_t position, int phase, bool computing_meanwhile) {
+  if (size() < 2 || job_.options.ep_comm == CommFidelity::Off) return;
+  if (job_.options.ep_comm == CommFidelity::Analytic) {
+    sg4::this_actor::sleep_for(analytic_seconds(direction, bytes_per_assignment, tokens));
+    return;
+  }
+  Transfers& transfers = job_.transfers;
+  const auto phase_tag = static_cast<std::uint64_t>(phase);
+  for (int j = 0; j < size(); ++j)
+    if (j != member_) {
+      const double bytes = pair_bytes(member_, j, direction, bytes_per_assignment, tokens);
+      transfers.post_send({members_[j], expert_tag(position, phase_tag, static_cast<std::uint64_t>(member_))},
+                          FlowInfo{FlowKind::ExpertAllToAll, gpu_, members_[j], bytes}, /*eager=*/true);
+    }
+  for (int j = 0; j < size(); ++j)
+    if (j != member_) {
+      const MessageKey key{gpu_, expert_tag(position, phase_tag, static_cast<std::uint64_t>(j))};
+      transfers.post_receive(key, FlowInfo{FlowKind::ExpertAllToAll, members_[j], gpu_, 0});
+    }
+  for (int j = 0; j < size(); ++j)
+    if (j != member_)
+      transfers.wait({gpu_, expert_tag(position, phase_tag, static_cast<std::uint64_t>(j))}, false, computing_meanwhile);
+}
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,146 @@
+#include "sim/exec/moe_op.h"
+
+#include <algorithm>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+
+namespace pipegrid::sim {
+
+namespace sg4 = simgrid::s4u;
+
+// The FLOPs and bytes of one action's phases on this GPU.
+struct MoeOp::Chunk {
+  double attention = 0;  // FLOPs: non-expert compute (F, I, I + W, or W)
+  double experts = 0;    // FLOPs: shared experts on own tokens + routed ones on the tokens received
+  double dispatch_bytes = 0, combine_bytes = 0;  // per assignment, as the all-to-alls carry them
+  double tokens = 0;
+  bool forward = false;
+};
+
+MoeOp::MoeOp(Job& job, int gpu, double speed)
+    : job_(job), gpu_(gpu), account_(job.accounts[gpu]), speed_(speed), group_(job, gpu) {}
+
+bool MoeOp::applies(const Op& op) const {
+  for (int i = 0; i < op.size(); ++i)
+    if (job_.costs.stage(op[i].stage).moe.moe_layers > 0) return true;
+  return false;
+}
+
+MoeOp::Chunk MoeOp::chunk_of(const Action& a) const {
+  const MoeWork& w = job_.costs.stage(a.stage).moe;
+  // Which of F, I, W the action computes: B is I + W.
+  const bool f = a.kind == Kind::F, i = a.kind == Kind::B || a.kind == Kind::I, wt = a.kind == Kind::B || a.kind == Kind::W;
+  const auto part = [&](const double* flops) { return (f ? flops[0] : 0) + (i ? flops[1] : 0) + (wt ? flops[2] : 0); };
+  Chunk c;
+  c.attention = part(w.non_expert);
+  c.experts = part(w.shared) + group_.received_assignments(w.tokens) * part(w.routed);
+  c.dispatch_bytes = w.dispatch_bytes;
+  // Gradients travel in bf16 whichever way: only the forward dispatch may be narrower (FP8).
+  c.combine_bytes = w.combine_bytes;
+  if (!f) c.dispatch_bytes = w.combine_bytes;
+  c.tokens = w.tokens;
+  c.forward = f;
+  return c;
+}
+
+void MoeOp::compute(const Action& a, std::string_view phase, double seconds) {
+  const double start = sg4::Engine::get_clock();
+  if (seconds > 0) sg4::this_actor::sleep_for(seconds);
+  account_.busy += seconds;
+  job_.trace.write({gpu_, Track::Compute, phase, a.stage, a.microbatch, 0, -1, 0, start, start + seconds});
+}
+
+void MoeOp::communicate(const Action& a, std::string_view phase, ExpertGroup::Direction direction, double bytes,
+                        std::size_t position, int tag_phase) {
+  const double start = sg4::Engine::get_clock();
+  group_.all_to_all(direction, bytes, job_.costs.stage(a.stage).moe.tokens, position, tag_phase);
+  const double end = sg4::Engine::get_clock();
+  account_.a2a_exposed += end - start;
+  job_.trace.write({gpu_, Track::Comm, phase, a.stage, a.microbatch, 0, -1, 0, start, end});
+}
+
+void MoeOp::run_alone(std::size_t position, const Action& a) {
+  const Chunk c = chunk_of(a);
+  using D = ExpertGroup::Direction;
+  if (a.kind == Kind::W) {
+    compute(a, "W", (c.attention + c.experts) / speed_);
+    return;
+  }
+  if (c.forward) {
+    compute(a, "F-attention", c.attention / speed_);
+    communicate(a, "dispatch", D::ToExperts, c.dispatch_bytes, position, 0);
+    compute(a, "F-experts", c.experts / speed_);
+    communicate(a, "combine", D::FromExperts, c.combine_bytes, position, 1);
+  } else {
+    communicate(a, "combine-grad", D::ToExperts, c.combine_bytes, position, 2);
+    compute(a, "B-experts", c.experts / speed_);
+    communicate(a, "dispatch-grad", D::FromExperts, c.dispatch_bytes, position, 3);
+    compute(a, "B-attention", c.attention / speed_);
+  }
+}
+
+void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
+  const Chunk f = chunk_of(fa), b = chunk_of(ba);
+  const double slow = 1 / (1 - job_.options.comm_sm_fraction);
+  using D = ExpertGroup::Direction;
+  struct Slot {
+    const Action* computing;
+    std::string_view compute_phase;
+    double flops;
+    const Action* communicating;
+    std::string_view comm_phase;
+    D direction;
+    double bytes;
+    int tag_phase;
+  };
+  const Slot slots[] = {
+      {&fa, "F-attention", f.attention, &ba, "combine-grad", D::ToExperts, b.combine_bytes, 2},
+      {&ba, "B-experts", b.experts, &fa, "dispatch", D::ToExperts, f.dispatch_bytes, 0},
+      {&fa, "F-experts", f.experts, &ba, "dispatch-grad", D::FromExperts, b.dispatch_bytes, 3},
+      {&ba, "B-attention", b.attention, &fa, "combine", D::FromExperts, f.combine_bytes, 1},
+  };
+  for (const Slot& slot : slots) {
+    const double start = sg4::Engine::get_clock();
+    const double seconds = slot.flops / speed_ * slow;
+    // The computation runs as an activity of its own while this actor takes part in the all-to-all.
+    sg4::ExecPtr work = seconds > 0 ? sg4::this_actor::exec_async(seconds * speed_) : nullptr;
+    group_.all_to_all(slot.direction, slot.bytes, job_.costs.stage(slot.communicating->stage).moe.tokens, position,
+                      slot.tag_phase, /*computing_meanwhile=*/work != nullptr);
+    const double comm_end = sg4::Engine::get_clock();
+    if (work) work->wait();
+    const double end = sg4::Engine::get_clock();
+    const double compute_end = start + seconds;
+    account_.busy += seconds;
+    const double exposed = std::max(0.0, comm_end - compute_end);
+    account_.a2a_exposed += exposed;
+    account_.a2a_hidden += (comm_end - start) - exposed;
+    job_.trace.write({gpu_, Track::Compute, slot.compute_phase, slot.computing->stage, slot.computing->microbatch, 0,
+                      -1, 0, start, compute_end});
+    job_.trace.write({gpu_, Track::Comm, slot.comm_phase, slot.communicating->stage, slot.communicating->microbatch,
+                      0, -1, 0, start, comm_end});
+    (void)end;
+  }
+}
+
+void MoeOp::run(std::size_t position, const Op& op) {
+  if (op.is_pair()) {
+    const Action& a = op.first;
+    const Action& b = *op.second;
+    const bool both_moe =
+        job_.costs.stage(a.stage).moe.moe_layers > 0 && job_.costs.stage(b.stage).moe.moe_layers > 0;
+    if (both_moe && (a.kind == Kind::F) != (b.kind == Kind::F)) {
+      run_pair(position, a.kind == Kind::F ? a : b, a.kind == Kind::F ? b : a);
+      return;
+    }
+  }
+  for (int i = 0; i < op.size(); ++i) {
+    if (job_.costs.stage(op[i].stage).moe.moe_layers > 0) {
+      run_alone(position, op[i]);
+    } else {  // a dense chunk in an op with an MoE one: its computation, in one piece
+      compute(op[i], std::string_view("dense"), job_.costs.flops(op[i]) / speed_);
+    }
+  }
+}
+
+}  // namespace pipegrid::sim
