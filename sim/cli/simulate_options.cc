@@ -133,6 +133,8 @@ void add_simulate_flags(CLI::App& c, SimulateFlags& f) {
   c.add_flag("--distributed-optimizer", f.distributed_optimizer,
              "shard the optimizer state over the data-parallel replicas (ZeRO-1)");
   c.add_flag("--uneven-layers", f.uneven_layers, "let the layers split unevenly over the stages");
+  c.add_flag("--flash-attention", f.flash_attention,
+             "memory: attention scores are not stored (FlashAttention), dropping Korthikanti's 5as^2 term");
   c.add_option("--experts", f.experts, "MoE: routed experts per layer (0: dense)");
   c.add_option("--top-k", f.top_k, "MoE: routed experts per token");
   c.add_option("--shared-experts", f.shared_experts, "MoE: experts every token goes through");
@@ -225,7 +227,8 @@ ResolvedRun resolve(const SimulateFlags& f) {
     for (int s = 0; s < in.schedule.num_stages(); ++s) {
       const model::StageCost& cost = model_stages[layout.model_stage[s]];
       virtual_stages.push_back(cost);
-      const model::ActivationBytes activations = model::activation_bytes(*run.model, run.parallelism, cost);
+      const model::ActivationBytes activations =
+          model::activation_bytes(*run.model, run.parallelism, cost, f.flash_attention);
       memory.activation_bytes.push_back(activations.per_microbatch);
       memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
       memory.static_bytes.push_back(model::static_memory(cost.parameters, precision, f.dp, f.distributed_optimizer));
@@ -239,7 +242,8 @@ ResolvedRun resolve(const SimulateFlags& f) {
                          {"seq", m.seq}, {"vocab", m.vocab}, {"ffn_hidden", m.ffn()}, {"micro_batch", m.micro_batch},
                          {"compute_efficiency", f.compute_efficiency}, {"scatter_gather", f.scatter_gather},
                          {"recompute", f.recompute}, {"gradient_bytes", f.gradient_bytes},
-                         {"distributed_optimizer", f.distributed_optimizer}, {"uneven_layers", f.uneven_layers}};
+                         {"distributed_optimizer", f.distributed_optimizer}, {"uneven_layers", f.uneven_layers},
+                         {"flash_attention", f.flash_attention}};
     if (moe.enabled())
       run.echo["model"]["moe"] = {{"experts", moe.experts}, {"top_k", moe.top_k}, {"shared_experts", moe.shared_experts},
                                   {"expert_hidden", moe.expert_hidden}, {"ep", moe.ep},

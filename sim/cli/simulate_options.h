@@ -35,6 +35,7 @@ struct SimulateFlags {
   int gradient_bytes = 4;
   bool distributed_optimizer = false;
   bool uneven_layers = false;
+  bool flash_attention = false;
   // Mixture of experts.
   std::optional<int> experts, top_k, shared_experts, expert_hidden, max_nodes_per_token, first_dense_layers,
       dispatch_bytes, combine_bytes;

@@ -15,12 +15,14 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
   const double chunk = bytes / n;
   for (int step = 0; step < 2 * (n - 1); ++step) {
     const std::uint64_t tag = tag_of_step(context, static_cast<std::uint64_t>(step));
-    transfers.post_send({next, tag}, FlowInfo{kind, me, next, chunk}, /*eager=*/true);
+    if (step > 0) transfers.wait({next, tag_of_step(context, static_cast<std::uint64_t>(step - 1))}, /*as_sender=*/true);
+    transfers.post_send({next, tag}, FlowInfo{kind, me, next, chunk}, /*eager=*/true, /*sender_waits=*/true);
     const MessageKey incoming{me, tag};
     transfers.post_receive(incoming, FlowInfo{kind, prev, me, chunk});
     // The next step forwards what this one received, so it cannot start before.
     transfers.wait(incoming, /*as_sender=*/false);
   }
+  transfers.wait({next, tag_of_step(context, static_cast<std::uint64_t>(2 * (n - 1) - 1))}, /*as_sender=*/true);
 }
 
 double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes) {

@@ -38,6 +38,7 @@ struct GpuAccount {
   double dp_exposed = 0;  // data-parallel and tied-embedding gradient all-reduces
   double a2a_exposed = 0;  // MoE all-to-all time the GPU waited for
   double a2a_hidden = 0;   // MoE all-to-all time under the other chunk's compute (overlapped pairs)
+  double a2a_exposed_in_pairs = 0;  // the part of a2a_exposed that overlapped pairs could not hide
   double finish = 0;
   bool finished = false;
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report

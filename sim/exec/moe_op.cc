@@ -114,6 +114,7 @@ void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
     account_.busy += seconds;
     const double exposed = std::max(0.0, comm_end - compute_end);
     account_.a2a_exposed += exposed;
+    account_.a2a_exposed_in_pairs += exposed;
     account_.a2a_hidden += (comm_end - start) - exposed;
     job_.trace.write({gpu_, Track::Compute, slot.compute_phase, slot.computing->stage, slot.computing->microbatch, 0,
                       -1, 0, start, compute_end});

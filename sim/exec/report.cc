@@ -95,6 +95,7 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                             {"exposed_comm",
                              {{"p2p", a.p2p_exposed}, {"tp", a.tp_exposed}, {"dp", a.dp_exposed}, {"a2a", a.a2a_exposed}}},
                             {"a2a_hidden", a.a2a_hidden},
+                            {"a2a_exposed_in_pairs", a.a2a_exposed_in_pairs},
                             {"finish", a.finish}});
   }
   std::map<std::string, double> by_class;

@@ -37,14 +37,14 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   }
 }
 
-void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager) {
+void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits) {
   Entry& entry = entries_[key];
   if (entry.sent) throw std::logic_error("Transfers: a message was sent twice");
   entry.flow = flow;
   entry.flow.tag = key.tag;
   entry.sent = true;
   entry.eager = eager;
-  entry.waits_left += eager ? 0 : 1;
+  entry.waits_left += eager && !sender_waits ? 0 : 1;
   if (eager || entry.received) start(key);
 }
 
@@ -56,7 +56,6 @@ void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
     entry.flow.tag = key.tag;
   }
   entry.received = true;
-  entry.waits_left += 1;
   if (entry.sent && !entry.starting) start(key);
 }
 

@@ -48,7 +48,8 @@ class Transfers {
   Transfers(Network& network, int gpus);
 
   /// Posts the sending side. Eager: the flow starts now. Otherwise it starts when the receiver posts.
-  void post_send(const MessageKey& key, const FlowInfo& flow, bool eager);
+  /// An eager sender that will wait for its flow (to send in order on one channel) says so.
+  void post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits = false);
   /// Posts the receiving side (starting the flow of a rendezvous whose sender already posted).
   /// `expected` describes the message as the receiver knows it, for deadlock reports.
   void post_receive(const MessageKey& key, const FlowInfo& expected);
@@ -76,7 +77,9 @@ class Transfers {
     bool starting = false;  // set before the flow's start, which yields to other actors
     bool done = false;
     FlowSpan span;
-    int waits_left = 0;  // sides that will still wait on it
+    // Waits still to come: the receiver's, which always comes, and the sender's if it waits. Counted
+    // from the start, so that a sender done before its receiver posts cannot drop the entry.
+    int waits_left = 1;
     simgrid::s4u::CommPtr comm;  // keeps the activity alive until the sides are done with it
   };
   struct Waiter {

@@ -2,9 +2,11 @@
 
 namespace pipegrid::model {
 
-ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, const StageCost& stage) {
+ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, const StageCost& stage,
+                                 bool flash_attention) {
   const double s = m.seq, b = m.micro_batch, h = m.hidden, a = m.heads, t = par.tp;
-  const double per_layer_full = s * b * h * (10 + 24 / t) + 5 * a * s * s * b / t;
+  const double scores = flash_attention ? 0 : 5 * a * s * s * b / t;
+  const double per_layer_full = s * b * h * (10 + 24 / t) + scores;
   const double per_layer = par.recompute == Recompute::Full ? 2 * s * b * h : per_layer_full;
   const double kept_per_layer = s * b * h * (4 + 10 / t);
   ActivationBytes bytes;

@@ -23,7 +23,10 @@ struct ActivationBytes {
   double per_microbatch = 0;
   double kept_for_weight_gradient = 0;
 };
-ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage);
+/// With `flash_attention` the attention scores and their dropout mask are not stored (they are
+/// recomputed in the backward; Dao et al. 2022): the 5·a·s²·b/t term goes.
+ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage,
+                                 bool flash_attention = false);
 
 /// Bytes per parameter held all step long in Megatron's mixed precision: the bf16 weight (2), its
 /// gradient (`gradient_bytes`, fp32 main grads: 4) and Adam's fp32 master weight, momentum and

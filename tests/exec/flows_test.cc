@@ -100,6 +100,40 @@ TEST(Flows, RingAllReduceTakesTheRingFormula) {
   EXPECT_NEAR(analytic, formula, 1e-12 * formula);
 }
 
+TEST(Flows, ASenderDoneBeforeItsReceiverPostsLeavesTheMessage) {
+  // An eager sender that waits for its own flow (ring steps do) may be done before the receiver even
+  // posts: the message must still be there for it.
+  double received = 0;
+  on_star({0, 1}, [&](int gpu, Network&, Transfers& transfers) {
+    const MessageKey key{1, 5};
+    if (gpu == 0) {
+      transfers.post_send(key, FlowInfo{FlowKind::DataAllReduce, 0, 1, 1e9}, /*eager=*/true, /*sender_waits=*/true);
+      transfers.wait(key, /*as_sender=*/true);
+      return;
+    }
+    sg4::this_actor::sleep_for(3);
+    transfers.post_receive(key, FlowInfo{FlowKind::DataAllReduce, 0, 1, 0});
+    transfers.wait(key, /*as_sender=*/false);
+    received = sg4::Engine::get_clock();
+  });
+  EXPECT_NEAR(received, 3, 1e-9);  // the flow ended at 1.002 s, long before
+}
+
+TEST(Flows, ARingWaitsForItsLastMemberOnly) {
+  // The same ring with GPU 2 arriving 0.5 s late: everyone finishes at 0.5 s + the ring's time — the
+  // late member delays the ring once, it does not stretch every step.
+  const double bytes = 1e9;
+  const double formula = 2.0 * 3 / 4 * bytes / kBandwidth + 2.0 * 3 * kLatency;
+  std::vector<double> done(4, 0);
+  on_star({0, 1, 2, 3}, [&](int gpu, Network&, Transfers& transfers) {
+    if (gpu == 2) sg4::this_actor::sleep_for(0.5);
+    ring_allreduce_flows(transfers, {0, 1, 2, 3}, gpu, bytes, FlowKind::DataAllReduce,
+                         [](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }, 0);
+    done[gpu] = sg4::Engine::get_clock();
+  });
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_LE(done[gpu], 0.5 + formula + 1e-9) << "gpu " << gpu;
+}
+
 TEST(Flows, LinksAccountBytesAndBusyTime) {
   std::vector<LinkUsage> links;
   on_star({0, 1}, [&](int gpu, Network& network, Transfers& transfers) {

@@ -1,0 +1,36 @@
+"""The tables of experiments/deepseek-v3 from its runs' summary.json and .time files."""
+import json
+import pathlib
+import sys
+
+out = pathlib.Path(sys.argv[1])
+
+
+def row(name):
+    s = json.loads((out / name / "summary.json").read_text())
+    wall, rss_kb = (out / f"{name}.time").read_text().split()
+    gpus = s["gpus"]
+    exposed = sum(g["exposed_comm"]["a2a"] for g in gpus) / len(gpus)
+    hidden = sum(g["a2a_hidden"] for g in gpus) / len(gpus)
+    busy = sum(g["busy"] for g in gpus) / len(gpus)
+    in_pairs = sum(g["a2a_exposed_in_pairs"] for g in gpus) / len(gpus)
+    peak = max(r["total"] for r in s["memory"]["ranks"]) / 1e9
+    return s, exposed, hidden, in_pairs, peak, float(wall), int(rss_kb) / 1024
+
+
+print("| schedule | step time (s) | bubble | a2a exposed per GPU (s) | of which in F&B pairs | a2a hidden (s) "
+      "| exposed a2a share of the step | peak memory per GPU (GB) | simulation wall time (s) | peak RSS (MB) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for name in ["1f1b", "zb-h1", "dualpipe", "dualpipev"]:
+    s, exposed, hidden, in_pairs, peak, wall, rss = row(name)
+    print(f"| {name} | {s['makespan']:.2f} | {s['bubble_fraction']:.3f} | {exposed:.3f} | {in_pairs:.3f} | {hidden:.3f} "
+          f"| {exposed / s['makespan']:.3f} | {peak:.1f} | {wall:.0f} | {rss:.0f} |")
+print()
+print("| DualPipe, routing | step time (s) | a2a exposed per GPU (s) | of which in F&B pairs | a2a hidden (s) "
+      "| overlap (hidden / all) |")
+print("|---|---|---|---|---|---|")
+for name, routing in [("dualpipe", "uniform"), ("dualpipe-zipf0.05", "zipf:0.05"), ("dualpipe-zipf0.1", "zipf:0.1"),
+                      ("dualpipe-zipf0.2", "zipf:0.2"), ("dualpipe-zipf0.5", "zipf:0.5")]:
+    s, exposed, hidden, in_pairs, peak, wall, rss = row(name)
+    print(f"| {routing} | {s['makespan']:.2f} | {exposed:.3f} | {in_pairs:.3f} | {hidden:.3f} "
+          f"| {hidden / (hidden + exposed):.3f} |")
