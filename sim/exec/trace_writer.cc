@@ -68,7 +68,11 @@ void TraceWriter::write(const TraceEvent& e) {
                gpu.coordinates.dp, gpu.coordinates.pp, track, e.kind, e.stage, e.microbatch, peer, e.bytes, e.start,
                e.end);
   if (e.peer < 0) {
-    const std::string name = e.stage >= 0 ? fmt::format("{}{}{}", e.stage, e.kind, e.microbatch) : std::string(e.kind);
+    // Actions read as in the schedule notation (3F2); phases and collectives by kind, with the action.
+    std::string name(e.kind);
+    if (e.stage >= 0)
+      name = e.kind.size() == 1 ? fmt::format("{}{}{}", e.stage, e.kind, e.microbatch)
+                                : fmt::format("{} (stage {}, micro-batch {})", e.kind, e.stage, e.microbatch);
     write_json(e.gpu, e.track, name, e.start, e.end);
     return;
   }
