@@ -1,0 +1,76 @@
+#include "sim/sweep/slurm.h"
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+
+#include "schedules/input_error.h"
+#include "sim/sweep/results_csv.h"
+
+namespace pipegrid::sweep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Single-quoted for the shell.
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string submit_array(const std::string& sweep_file, const SweepOptions& options, const SlurmOptions& slurm) {
+  if (slurm.array_size < 1) throw InputError(fmt::format("--array-size {}: must be at least 1", slurm.array_size));
+  const fs::path out = fs::absolute(options.out);
+  fs::create_directories(out);
+  const fs::path script = out / "sweep.sbatch";
+  {
+    std::ofstream s(script);
+    s << "#!/bin/bash\n"
+      << "# pipegrid sweep as a Slurm job array: task i runs shard i of " << slurm.array_size << ".\n"
+      << "#SBATCH --job-name=pipegrid-sweep\n"
+      << fmt::format("#SBATCH --array=0-{}\n", slurm.array_size - 1)
+      << fmt::format("#SBATCH --output={}/slurm-%A_%a.out\n", out.string())
+      << fmt::format("#SBATCH --cpus-per-task={}\n", slurm.jobs_per_task);
+    if (!slurm.partition.empty()) s << fmt::format("#SBATCH --partition={}\n", slurm.partition);
+    s << fmt::format("exec {} sweep {} --out {} --jobs {} --shard \"${{SLURM_ARRAY_TASK_ID}}/{}\"", shell_quote(options.pipegrid),
+                     shell_quote(fs::absolute(sweep_file).string()), shell_quote(out.string()), slurm.jobs_per_task,
+                     slurm.array_size);
+    if (options.timeout_seconds > 0) s << fmt::format(" --timeout {}", options.timeout_seconds);
+    s << '\n';
+  }
+  const std::string command = "sbatch --parsable " + shell_quote(script.string()) + " 2>&1";
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) throw InputError("--slurm: cannot run sbatch");
+  std::string output;
+  std::array<char, 256> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) output += buffer.data();
+  const int status = pclose(pipe);
+  const std::string first = output.substr(0, output.find('\n'));
+  if (status != 0)
+    throw InputError(fmt::format("--slurm: sbatch refused {}: {}", script.string(), first.empty() ? "no output" : first));
+  return first.substr(0, first.find(';'));  // --parsable prints "jobid[;cluster]"
+}
+
+std::size_t merge_shards(const SweepSpec& spec, const std::string& out) {
+  std::map<std::string, std::size_t> order;
+  for (const Configuration& c : spec.configurations) order[c.id] = c.index;
+  std::map<std::size_t, ResultRow> rows;
+  const fs::path shards = fs::path(out) / "shards";
+  if (fs::exists(shards))
+    for (const auto& entry : fs::directory_iterator(shards))
+      for (ResultRow& row : read_results((entry.path() / "results.csv").string(), spec.axes))
+        if (const auto it = order.find(row.id); it != order.end()) rows[it->second] = std::move(row);
+  std::vector<ResultRow> sorted;
+  for (auto& [index, row] : rows) sorted.push_back(std::move(row));
+  write_results((fs::path(out) / "results.csv").string(), spec.axes, sorted);
+  return sorted.size();
+}
+
+}  // namespace pipegrid::sweep

@@ -1,0 +1,44 @@
+// Sweep files: a base experiment and axes over any of its keys — their cartesian product, with `zip`
+// groups for lists that move together — expanded into configurations, each an experiment of its own.
+#pragma once
+
+#include <string>
+#include <toml++/toml.h>
+#include <vector>
+
+namespace pipegrid::sweep {
+
+/// One configuration: its place in the sweep, the values its axes take (as text, by axis), and the
+/// resolved experiment. `id` hashes the resolved experiment, so an unchanged configuration keeps its id
+/// when the sweep file changes around it.
+struct Configuration {
+  std::size_t index = 0;
+  std::string id;
+  std::vector<std::string> values;  // in the order of SweepSpec::axes
+  toml::table experiment;
+};
+
+struct SweepSpec {
+  std::string source;               // the sweep file
+  std::vector<std::string> axes;    // "section.key", axes first (sorted), then zip keys by group
+  std::vector<Configuration> configurations;
+};
+
+/// Reads SWEEP.toml:
+///
+///     base = "experiment.toml"          # relative to the sweep file; or a [base] table inline
+///     [axes]
+///     "sim.schedule" = ["gpipe", "1f1b"]
+///     "parallel.microbatches" = [8, 16]
+///     [[zip]]                             # lists that move together, all of one length
+///     "parallel.pp" = [2, 4]
+///     "parallel.dp" = [4, 2]
+///
+/// Throws InputError `FILE:LINE:COLUMN: …` for an unknown key, an empty list, zip lists of different
+/// lengths, an axis given twice, or a bad base.
+SweepSpec read_sweep(const std::string& path);
+
+/// A value as results.csv shows it.
+std::string value_text(const toml::node& node);
+
+}  // namespace pipegrid::sweep
