@@ -1,0 +1,164 @@
+// `pipegrid sweep` as a user runs it: processes in parallel, a sweep killed part-way and resumed,
+// shards merged, byte-identical results, timeouts and bad sweep files.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+
+#include "command_runner.h"
+
+extern char** environ;
+
+namespace pipegrid {
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::read_file;
+using test_support::run_pipegrid;
+
+const std::string kTwelve = PIPEGRID_TEST_DATA "/sweeps/twelve.toml";
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "pipegrid-sweep-" + name + "-" + std::to_string(getpid());
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// status column of each data row, by id
+std::map<std::string, std::string> statuses(const std::string& results) {
+  std::map<std::string, std::string> by_id;
+  const auto rows = lines(read_file(results));
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    std::vector<std::string> fields;
+    std::istringstream in(rows[i]);
+    for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
+    if (fields.size() > 4) by_id[fields[0]] = fields[4];  // id, 3 axes, status
+  }
+  return by_id;
+}
+
+std::size_t attempts(const std::string& out, const std::string& id) {
+  return lines(read_file(out + "/runs/" + id + "/attempts")).size();
+}
+
+// Every sweep runs from the source tree, which its platform paths are relative to (run_pipegrid starts
+// the binary where the tests run, hence the `--help; cd … && …` commands).
+
+// The sweep runs in its own process group, so that the kill takes its runs with it.
+TEST(Sweep, KilledPartWayAndResumedEndsWithEveryRowOnce) {
+  const std::string out = fresh_dir("resume");
+  const std::string command = std::string("cd ") + PIPEGRID_SOURCE_DIR + " && exec " + PIPEGRID_BINARY + " sweep " +
+                              kTwelve + " --out " + out + " --jobs 2 2>/dev/null";
+  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, &attributes, const_cast<char**>(argv), environ), 0);
+  // Kill it, runs and all, once at least four configurations have their rows.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (statuses(out + "/results.csv").size() < 4 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto before = statuses(out + "/results.csv");
+  ASSERT_GE(before.size(), 4u);
+  ASSERT_LT(before.size(), 12u) << "the sweep finished before it could be killed";
+
+  const auto resumed = run_pipegrid("--help >/dev/null; cd " + std::string(PIPEGRID_SOURCE_DIR) + " && " +
+                                    PIPEGRID_BINARY + " sweep " + kTwelve + " --out " + out + " --jobs 2");
+  EXPECT_NE(resumed.err.find(std::to_string(before.size()) + " already done"), std::string::npos) << resumed.err;
+  const auto after = statuses(out + "/results.csv");
+  ASSERT_EQ(after.size(), 12u);
+  std::size_t ok = 0, deadlock = 0;
+  for (const auto& [id, s] : after) {
+    ok += s == "ok";
+    deadlock += s == "deadlock";
+    // Finished before the kill: never started again. Running at the kill: started twice at most.
+    if (before.contains(id)) {
+      EXPECT_EQ(attempts(out, id), 1u) << id;
+    } else {
+      EXPECT_LE(attempts(out, id), 2u) << id;
+    }
+  }
+  EXPECT_EQ(ok, 11u);
+  EXPECT_EQ(deadlock, 1u);
+}
+
+TEST(Sweep, SameSweepSameBytesWhateverTheJobs) {
+  const std::string one = fresh_dir("one"), two = fresh_dir("two");
+  const std::string cd = std::string("cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;
+  ASSERT_EQ(run_pipegrid("--help >/dev/null; " + cd + " sweep " + kTwelve + " --out " + one + " --jobs 1").exit_code, 0);
+  ASSERT_EQ(run_pipegrid("--help >/dev/null; " + cd + " sweep " + kTwelve + " --out " + two + " --jobs 2").exit_code, 0);
+  EXPECT_EQ(read_file(one + "/results.csv"), read_file(two + "/results.csv"));
+  EXPECT_EQ(lines(read_file(one + "/results.csv")).size(), 13u);
+}
+
+TEST(Sweep, ShardsMergeIntoTheSameResults) {
+  const std::string whole = fresh_dir("whole"), sharded = fresh_dir("sharded");
+  const std::string cd = std::string("--help >/dev/null; cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;
+  ASSERT_EQ(run_pipegrid(cd + " sweep " + kTwelve + " --out " + whole).exit_code, 0);
+  for (const char* shard : {"0/3", "1/3", "2/3"})
+    ASSERT_EQ(run_pipegrid(cd + " sweep " + kTwelve + " --out " + sharded + " --shard " + shard).exit_code, 0);
+  const auto merged = run_pipegrid(cd + " sweep " + kTwelve + " --out " + sharded + " --merge");
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(read_file(sharded + "/results.csv"), read_file(whole + "/results.csv"));
+}
+
+TEST(Sweep, ChangingTheSweepRerunsOnlyWhatChanged) {
+  const std::string dir = fresh_dir("changed");
+  fs::create_directories(dir);
+  fs::copy_file(PIPEGRID_TEST_DATA "/sweeps/job.toml", dir + "/job.toml");
+  std::string sweep = read_file(kTwelve);
+  std::ofstream(dir + "/sweep.toml") << sweep;
+  const std::string cd = std::string("--help >/dev/null; cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;
+  ASSERT_EQ(run_pipegrid(cd + " sweep " + dir + "/sweep.toml --out " + dir + "/out").exit_code, 0);
+  // The last configuration's p2p mode changes from batched to async; the other eleven stay.
+  sweep.replace(sweep.rfind("\"batched\""), 9, "\"async\"");
+  std::ofstream(dir + "/sweep.toml") << sweep;
+  const auto again = run_pipegrid(cd + " sweep " + dir + "/sweep.toml --out " + dir + "/out");
+  EXPECT_NE(again.err.find("12 configurations, 11 already done, 1 ran"), std::string::npos) << again.err;
+  EXPECT_EQ(statuses(dir + "/out/results.csv").size(), 12u);
+}
+
+TEST(Sweep, ATimeoutIsARowNotAFailure) {
+  const std::string out = fresh_dir("timeout");
+  const auto r = run_pipegrid("--help >/dev/null; cd " + std::string(PIPEGRID_SOURCE_DIR) + " && " + PIPEGRID_BINARY +
+                              " sweep " + kTwelve + " --out " + out + " --timeout 0.001 --jobs 2");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const auto& [id, s] : statuses(out + "/results.csv")) EXPECT_EQ(s, "timeout") << id;
+}
+
+TEST(Sweep, BadSweepFilesAreNamedByLine) {
+  const std::string dir = fresh_dir("bad");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/unknown.toml") << "[axes]\n\"parallel.ppp\" = [1, 2]\n";
+  std::ofstream(dir + "/zip.toml") << "[[zip]]\n\"parallel.pp\" = [1, 2]\n\"parallel.dp\" = [1]\n";
+  std::ofstream(dir + "/empty.toml") << "[axes]\n\"parallel.pp\" = []\n";
+  const auto error = [&](const std::string& file) { return run_pipegrid("sweep " + dir + "/" + file + " --out " + dir + "/out").err; };
+  EXPECT_EQ(error("unknown.toml"), "pipegrid: error: " + dir + "/unknown.toml:2:18: parallel.ppp: unknown key\n");
+  EXPECT_EQ(error("zip.toml"),
+            "pipegrid: error: " + dir + "/zip.toml:2:17: parallel.pp: 2 values where this zip group's other lists have 1\n");
+  EXPECT_EQ(error("empty.toml"), "pipegrid: error: " + dir + "/empty.toml:2:17: parallel.pp: expected a non-empty list of values\n");
+  EXPECT_EQ(run_pipegrid("sweep " + kTwelve + " --out " + dir + "/out --shard 3/3").err,
+            "pipegrid: error: --shard 3/3: expected I/K with 0 <= I < K\n");
+}
+
+}  // namespace
+}  // namespace pipegrid
