@@ -17,16 +17,17 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The bundled default: every schedule side by side on one pipeline, as a table and as timelines, then
-# one of them on two simulated DGX A100 nodes.
+# The bundled default: the quickstart sweep (every schedule on two simulated DGX A100 nodes), its
+# table and its Gantt chart (out/quickstart/gantt.png), then the schedules side by side without a
+# network, as a table and as ASCII timelines.
 demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target pipegrid
+	$(PIPEGRID) sweep experiments/quickstart/sweep.toml --out out/quickstart --jobs $(JOBS)
+	/usr/bin/python3 experiments/quickstart/report.py out/quickstart
+	@echo
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8
 	@echo
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8 --format timeline
-	@echo
-	$(PIPEGRID) simulate --platform platforms/dgx-a100-2node.xml --schedule 1f1b --tp 2 --pp 4 --dp 2 \
-	  --microbatches 8 --model gpt-175b --layers 16 --compute-efficiency 0.6 --out out/demo
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -1,6 +1,8 @@
 #include "sim/cli/schedule_command.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
@@ -27,6 +29,7 @@ struct TimeOptions {
   P2pMode p2p = P2pMode::Async;  // parsed from p2p_name by validate_options
   std::string format_name = "table";
   Format format = Format::Table;  // parsed from format_name by validate_options
+  std::string out;                // DIR: summary.json and schedule.csv; empty: nothing written
 };
 
 // Choices are checked here rather than by CLI11 so that the error is our one line.
@@ -54,6 +57,7 @@ void add_time_options(CLI::App& command, TimeOptions& options) {
       ->capture_default_str();
   command.add_option("--format", options.format_name, "table, timeline (ASCII diagram), csv (the programs) or json")
       ->capture_default_str();
+  command.add_option("--out", options.out, "directory for summary.json (the JSON metrics) and schedule.csv");
 }
 
 void validate_options(TimeOptions& options) {
@@ -80,6 +84,14 @@ int check_time_and_print(Schedule schedule, const TimeOptions& options, const Op
   }
   const ScheduleRun run =
       time_run(std::move(schedule), options.times, {options.p2p_latency, options.format == Format::Timeline, options.p2p});
+  if (!options.out.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.out, error);
+    if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", options.out, error.message()));
+    std::ofstream(options.out + "/summary.json") << to_json(run).dump(2) << '\n';
+    std::ofstream csv(options.out + "/schedule.csv");
+    write_schedule_csv(csv, run.schedule);
+  }
   switch (options.format) {
     case Format::Table: print_table(std::cout, run); break;
     case Format::Timeline: draw_timeline(std::cout, run); break;

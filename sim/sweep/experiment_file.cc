@@ -40,7 +40,7 @@ std::string flag_value(const toml::node& value, const CLI::Option& option, const
   const auto wrong = [&](const char* expected) {
     return InputError(fmt::format("{}: [{}] {}: expected {}, got {}", at, k.section, k.key, expected, type_name(value)));
   };
-  if (option.get_type_size() == 0) {  // a flag
+  if (option.get_expected_max() == 0) {  // a flag: it takes no value
     if (!value.is_boolean()) throw wrong("a boolean");
     return "";
   }
@@ -116,7 +116,7 @@ ExperimentCommand experiment_command(const toml::table& table, const std::string
         throw InputError(fmt::format("{}: [{}] {}: `pipegrid {}` has no {}", where(source, value), section, name,
                                      result.command, k->flag));
       const std::string flag = flag_value(value, *option, where(source, value), *k);
-      if (option->get_type_size() == 0) {
+      if (option->get_expected_max() == 0) {
         if (value.as_boolean()->get()) result.args.push_back(k->flag);
       } else {
         result.args.push_back(k->flag);
