@@ -8,10 +8,10 @@ import math
 import pandas as pd
 
 STATUS_COLUMNS = ["status", "message"]
-METRICS = ["makespan", "bubble_fraction", "tflops_per_gpu", "mfu", "wall_seconds"]
+METRICS = ["makespan", "bubble_fraction", "tflops_per_gpu", "mfu"]
 METRIC_LABELS = {
     "makespan": "step time (s)", "bubble_fraction": "bubble fraction", "tflops_per_gpu": "TFLOP/s per GPU",
-    "mfu": "MFU", "wall_seconds": "wall time (s)",
+    "mfu": "MFU",
 }
 STATUSES = ["ok", "deadlock", "invalid", "timeout", "error"]
 
