@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev                # summary.json, --format json
   libtomlplusplus-dev               # experiment and sweep files
   python3-matplotlib python3-pandas # plots (experiments/plot/)
+  slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)
 )
 
 missing=()

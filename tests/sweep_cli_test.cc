@@ -142,7 +142,22 @@ TEST(Sweep, ATimeoutIsARowNotAFailure) {
   const auto r = run_pipegrid("--help >/dev/null; cd " + std::string(PIPEGRID_SOURCE_DIR) + " && " + PIPEGRID_BINARY +
                               " sweep " + kTwelve + " --out " + out + " --timeout 0.001 --jobs 2");
   EXPECT_EQ(r.exit_code, 0);
-  for (const auto& [id, s] : statuses(out + "/results.csv")) EXPECT_EQ(s, "timeout") << id;
+  const auto timed_out = statuses(out + "/results.csv");
+  EXPECT_EQ(timed_out.size(), 12u);
+  for (const auto& [id, s] : timed_out) EXPECT_EQ(s, "timeout") << id;
+
+  // A timeout says more about the limit than the configuration: the same sweep without it runs them all
+  // again, each a second time.
+  const auto again = run_pipegrid("--help >/dev/null; cd " + std::string(PIPEGRID_SOURCE_DIR) + " && " +
+                                  PIPEGRID_BINARY + " sweep " + kTwelve + " --out " + out + " --jobs 2");
+  EXPECT_NE(again.err.find("12 configurations, 0 already done, 12 ran (11 ok)"), std::string::npos) << again.err;
+  std::map<std::string, int> count;
+  for (const auto& [id, s] : statuses(out + "/results.csv")) {
+    ++count[s];
+    EXPECT_EQ(attempts(out, id), 2u) << id;
+  }
+  EXPECT_EQ(count["ok"], 11);
+  EXPECT_EQ(count["deadlock"], 1);
 }
 
 TEST(Sweep, BadSweepFilesAreNamedByLine) {

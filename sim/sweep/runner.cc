@@ -147,12 +147,15 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     if (!options.shard || options.shard->contains(c.index)) mine.push_back(&c);
   std::map<std::string, ResultRow> done;
   for (ResultRow& row : read_results(path, spec.axes)) done[row.id] = std::move(row);
-  // Keep the rows that are still part of the sweep, as a fresh file that rows are appended to.
+  // Keep the rows that are still part of the sweep, as a fresh file that rows are appended to. ok,
+  // deadlock and invalid are facts of a configuration; a timeout or an error (a signal, a full disk)
+  // depends on the machine and the limits of that invocation, so those configurations run again.
   std::vector<ResultRow> kept;
   std::vector<const Configuration*> todo;
   for (const Configuration* c : mine) {
     const auto it = done.find(c->id);
-    if (it != done.end()) kept.push_back(it->second);
+    const bool settled = it != done.end() && it->second.status != "timeout" && it->second.status != "error";
+    if (settled) kept.push_back(it->second);
     else todo.push_back(c);
   }
   write_results(path, spec.axes, kept);

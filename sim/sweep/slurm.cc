@@ -23,6 +23,17 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+// A path in an #SBATCH directive: double-quoted, because sbatch splits directives at blanks, and '%'
+// doubled, because Slurm reads %A, %a, … in file names as patterns.
+std::string sbatch_path(const fs::path& path) {
+  const std::string text = path.string();
+  if (text.find_first_of("\"\n") != std::string::npos)
+    throw InputError(fmt::format("--out {}: a Slurm sweep's path cannot contain '\"' or a newline", text));
+  std::string out;
+  for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 std::string submit_array(const std::string& sweep_file, const SweepOptions& options, const SlurmOptions& slurm) {
@@ -36,7 +47,10 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
       << "# pipegrid sweep as a Slurm job array: task i runs shard i of " << slurm.array_size << ".\n"
       << "#SBATCH --job-name=pipegrid-sweep\n"
       << fmt::format("#SBATCH --array=0-{}\n", slurm.array_size - 1)
-      << fmt::format("#SBATCH --output={}/slurm-%A_%a.out\n", out.string())
+      << fmt::format("#SBATCH --output=\"{}/slurm-%A_%a.out\"\n", sbatch_path(out))
+      // The experiments' relative paths (platform files) are relative to where the sweep was submitted,
+      // also when the script is resubmitted by hand from elsewhere.
+      << fmt::format("#SBATCH --chdir=\"{}\"\n", sbatch_path(fs::current_path()))
       << fmt::format("#SBATCH --cpus-per-task={}\n", slurm.jobs_per_task);
     if (!slurm.partition.empty()) s << fmt::format("#SBATCH --partition={}\n", slurm.partition);
     s << fmt::format("exec {} sweep {} --out {} --jobs {} --shard \"${{SLURM_ARRAY_TASK_ID}}/{}\"", shell_quote(options.pipegrid),
