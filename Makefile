@@ -32,7 +32,8 @@ demo: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# Speed and memory of the schedule engine (never asserted in tests); README quotes the numbers.
+# Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs, and a
+# sweep of 200 small configurations over every core. README quotes the numbers.
 bench: build
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512
 	$(BUILD)/bench/bench_schedule_engine interleaved 64 512 4
@@ -41,6 +42,7 @@ bench: build
 	/usr/bin/time -f "megatron-1t on 3072 GPUs: %e s wall, %M KB peak RSS" $(PIPEGRID) simulate \
 	  --platform platforms/superpod-a100-384node.xml --schedule 1f1b --tp 8 --pp 64 --dp 6 --microbatches 512 \
 	  --model gpt-1t --recompute full --scatter-gather --tp-comm analytic --dp-comm flow --trace off
+	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

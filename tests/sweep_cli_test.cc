@@ -110,6 +110,30 @@ TEST(Sweep, SameSweepSameBytesWhateverTheJobs) {
   EXPECT_EQ(lines(read_file(one + "/results.csv")).size(), 13u);
 }
 
+// Runs are forked from the sweep rather than started afresh: each must still write exactly what
+// `pipegrid run` of its experiment writes on its own, deadlock report included.
+TEST(Sweep, EachRunWritesWhatPipegridRunWritesAlone) {
+  const std::string out = fresh_dir("alone");
+  const std::string cd = std::string("--help >/dev/null; cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;
+  ASSERT_EQ(run_pipegrid(cd + " sweep " + kTwelve + " --out " + out + " --jobs 2").exit_code, 0);
+  const auto by_id = statuses(out + "/results.csv");
+  ASSERT_EQ(by_id.size(), 12u);
+  for (const auto& [id, status] : by_id) {
+    const std::string run = out + "/runs/" + id, alone = out + "/alone-" + id;
+    const auto direct = run_pipegrid(cd + " run " + run + "/experiment.toml --out " + alone + " --format json");
+    EXPECT_EQ(direct.exit_code, status == "ok" ? 0 : 3) << id;
+    EXPECT_EQ(direct.out, read_file(run + "/stdout.json")) << id;
+    std::string err = direct.err;  // names its output directory
+    for (std::size_t at; (at = err.find(alone)) != std::string::npos;) err.replace(at, alone.size(), run);
+    EXPECT_EQ(err, read_file(run + "/stderr.txt")) << id;
+    for (const char* file : {"summary.json", "links.csv", "deadlock.json"}) {
+      if (fs::exists(run + "/" + file) || fs::exists(alone + "/" + file)) {
+        EXPECT_EQ(read_file(alone + "/" + file), read_file(run + "/" + file)) << id << " " << file;
+      }
+    }
+  }
+}
+
 TEST(Sweep, ShardsMergeIntoTheSameResults) {
   const std::string whole = fresh_dir("whole"), sharded = fresh_dir("sharded");
   const std::string cd = std::string("--help >/dev/null; cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;

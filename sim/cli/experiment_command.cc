@@ -86,7 +86,8 @@ int run_sweep(const SweepFlags& flags) {
   if (flags.jobs < 1) throw InputError(fmt::format("--jobs {}: must be at least 1", flags.jobs));
   if (flags.timeout < 0) throw InputError(fmt::format("--timeout {}: must not be negative", flags.timeout));
   const sweep::SweepSpec spec = sweep::read_sweep(flags.file);
-  sweep::SweepOptions options{flags.out, flags.jobs, flags.timeout, parse_shard(flags.shard), self_binary()};
+  sweep::SweepOptions options{flags.out, flags.jobs, flags.timeout, parse_shard(flags.shard), self_binary(),
+                              run_command_line};
   if (flags.merge) {
     const std::size_t rows = sweep::merge_shards(spec, flags.out);
     std::cerr << fmt::format("sweep: merged {} of {} configurations into {}/results.csv\n", rows,

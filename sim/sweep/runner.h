@@ -2,8 +2,10 @@
 // at once, writing a results row as each finishes and skipping the configurations already done.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/sweep/sweep_spec.h"
 
@@ -15,12 +17,17 @@ struct Shard {
   bool contains(std::size_t configuration) const { return static_cast<int>(configuration % count) == index; }
 };
 
+/// What runs one configuration inside its own (forked) process: pipegrid's command line, given
+/// `run EXPERIMENT.toml --out DIR --format json`; returns the exit code.
+using RunConfiguration = std::function<int(const std::vector<std::string>& args)>;
+
 struct SweepOptions {
   std::string out;                 // DIR: DIR/results.csv (or DIR/shards/I/results.csv), DIR/runs/ID/
   int jobs = 1;
   double timeout_seconds = 0;      // per run; 0: none
   std::optional<Shard> shard;
-  std::string pipegrid;            // the binary that runs one configuration (this one)
+  std::string pipegrid;            // this binary: what a Slurm task runs
+  RunConfiguration run_configuration;
 };
 
 struct SweepTally {
