@@ -1,9 +1,11 @@
 #include "sim/cli/experiment_command.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iostream>
 #include <memory>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -13,6 +15,8 @@
 #include "sim/sweep/experiment_file.h"
 #include "sim/sweep/slurm.h"
 #include "sim/sweep/sweep_spec.h"
+
+extern char** environ;
 
 namespace pipegrid::cli {
 
@@ -51,6 +55,21 @@ std::string last_value(const std::vector<std::string>& args, const std::string& 
   return value;
 }
 
+// experiments/plot/gantt.py DIR/trace.csv --out DIR/gantt.png, with the system's Python (Debian's
+// matplotlib and pandas). False if it cannot start or fails; the run's own outputs stand regardless.
+bool draw_gantt(const std::string& out) {
+  const std::string script = std::string(PIPEGRID_SOURCE_DIR) + "/experiments/plot/gantt.py";
+  std::vector<std::string> args = {"/usr/bin/python3", script, out + "/trace.csv", "--out", out + "/gantt.png"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return false;
+  int status = 0;
+  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 int run_experiment(const RunFlags& flags) {
   const toml::table table = sweep::read_toml(flags.file);
   CLI::App app;
@@ -60,14 +79,12 @@ int run_experiment(const RunFlags& flags) {
   std::vector<std::string> args{command.command};
   args.insert(args.end(), command.args.begin(), command.args.end());
   args.insert(args.end(), flags.overrides.begin(), flags.overrides.end());
-  const int code = run_command_line(args);
   const std::string out = last_value(args, "--out");
-  if (code == kExitOk && flags.plot) {
-    if (out.empty()) throw InputError("--plot: needs an output directory ([output] out or --out)");
-    const std::string gantt = fmt::format("/usr/bin/python3 '{}/experiments/plot/gantt.py' '{}/trace.csv' --out '{}/gantt.png'",
-                                          PIPEGRID_SOURCE_DIR, out, out);
-    if (std::system(gantt.c_str()) != 0) std::cerr << "pipegrid: warning: the Gantt chart could not be drawn\n";
-  }
+  if (flags.plot && out.empty()) throw InputError("--plot: needs an output directory ([output] out or --out)");
+  if (flags.plot && command.command != "simulate") throw InputError("--plot: draws a simulation's trace; this experiment runs " + command.command);
+  const int code = run_command_line(args);
+  if (code == kExitOk && flags.plot && !draw_gantt(out))
+    std::cerr << "pipegrid: warning: the Gantt chart could not be drawn (experiments/plot/gantt.py)\n";
   return code;
 }
 
