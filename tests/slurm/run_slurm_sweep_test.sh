@@ -117,7 +117,8 @@ host=$(hostname -s)
 mkdir -p "$state/slurmctld" "$state/slurmd"
 cat > "$state/slurm.conf" <<EOF
 ClusterName=pipegrid-test
-SlurmctldHost=$host
+# By address: a bare machine (a chroot, a container) need not resolve its own host name.
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$((ctld_port + 1))
 SlurmUser=root
@@ -143,9 +144,12 @@ AccountingStorageType=accounting_storage/none
 ReturnToService=2
 # Finished jobs stay visible to scontrol this long: without slurmdbd there is no sacct.
 MinJobAge=300
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+# slurmd 22.05 starts a cgroup plugin even when nothing uses it, and its default (autodetect) fails where
+# /sys/fs/cgroup is not mounted; the v1 plugin only touches cgroups when a consumer asks (none here).
+echo "CgroupPlugin=cgroup/v1" > "$state/cgroup.conf"
 export SLURM_CONF=$state/slurm.conf
 
 slurmctld -D -i > "$state/log/slurmctld.out" 2>&1 &
