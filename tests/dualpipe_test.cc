@@ -19,7 +19,7 @@
 namespace pipegrid {
 namespace {
 
-using test_support::input_error_of;
+using test_support::error_of;
 
 struct Grid {
   int p, m;
@@ -166,17 +166,17 @@ TEST(DualPipe, ValidAndDeadlockFreeOverTheGrid) {
 }
 
 TEST(DualPipe, RejectsWhatDualPipePyAsserts) {
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipe", {3, 12, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipe", {3, 12, 0}); }),
             "--pp 3: dualpipe needs an even number of ranks");
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipe", {4, 9, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipe", {4, 9, 0}); }),
             "--microbatches 9: dualpipe needs an even number of micro-batches (half enter at each end)");
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipe", {4, 6, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipe", {4, 6, 0}); }),
             "--microbatches 6: dualpipe needs at least 2 × --pp (8) micro-batches");
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipe", {4, 8, 3}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipe", {4, 8, 3}); }),
             "--chunks 3: dualpipe has 2 chunk(s) per rank");
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipev", {4, 7, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipev", {4, 7, 0}); }),
             "--microbatches 7: dualpipev needs at least 2 × --pp (8) micro-batches");
-  EXPECT_EQ(input_error_of([] { generate_schedule("dualpipev", {1, 1, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("dualpipev", {1, 1, 0}); }),
             "--microbatches 1: dualpipev needs at least 2 × --pp (2) micro-batches");
 }
 

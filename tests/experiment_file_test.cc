@@ -7,6 +7,7 @@
 #include "sim/cli/app.h"
 #include "sim/sweep/experiment_file.h"
 #include "sim/sweep/sweep_spec.h"
+#include "error_of.h"
 
 namespace pipegrid::sweep {
 namespace {
@@ -17,12 +18,7 @@ std::string error_of(const std::string& text) {
   CLI::App app;
   std::function<int()> run;
   cli::build_app(app, run);
-  try {
-    experiment_command(parse(text), "exp.toml", app);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
+  return test_support::error_of([&] { experiment_command(parse(text), "exp.toml", app); });
 }
 
 TEST(ExperimentFile, EveryOptionOfSimulateAndScheduleHasAKey) {

@@ -13,7 +13,7 @@
 namespace pipegrid {
 namespace {
 
-using test_support::input_error_of;
+using test_support::error_of;
 
 // Forwards a rank runs before its first backward: its warmup plus the first forward of the steady
 // phase (or all of them when it never reaches one).
@@ -92,18 +92,18 @@ TEST(Generators, InterleavedRunsChunksInGroupsOfPMicrobatches) {
 }
 
 TEST(Generators, BadParametersGetOneLineNamingTheRule) {
-  EXPECT_EQ(input_error_of([] { generate_schedule("1f1b", {0, 8, 0}); }), "--pp 0: must be at least 1");
-  EXPECT_EQ(input_error_of([] { generate_schedule("1f1b", {-2, 8, 0}); }), "--pp -2: must be at least 1");
-  EXPECT_EQ(input_error_of([] { generate_schedule("gpipe", {4, 0, 0}); }), "--microbatches 0: must be at least 1");
-  EXPECT_EQ(input_error_of([] { generate_schedule("gpipe", {4, -1, 0}); }), "--microbatches -1: must be at least 1");
-  EXPECT_EQ(input_error_of([] { generate_schedule("zigzag", {4, 8, 0}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("1f1b", {0, 8, 0}); }), "--pp 0: must be at least 1");
+  EXPECT_EQ(error_of([] { generate_schedule("1f1b", {-2, 8, 0}); }), "--pp -2: must be at least 1");
+  EXPECT_EQ(error_of([] { generate_schedule("gpipe", {4, 0, 0}); }), "--microbatches 0: must be at least 1");
+  EXPECT_EQ(error_of([] { generate_schedule("gpipe", {4, -1, 0}); }), "--microbatches -1: must be at least 1");
+  EXPECT_EQ(error_of([] { generate_schedule("zigzag", {4, 8, 0}); }),
             "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev");
-  EXPECT_EQ(input_error_of([] { generate_schedule("interleaved", {4, 10, 2}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("interleaved", {4, 10, 2}); }),
             "--microbatches 10: interleaved (Megatron's order) needs a multiple of --pp (4); 10 % 4 = 2");
-  EXPECT_EQ(input_error_of([] { generate_schedule("interleaved", {4, 2, 2}); }),
+  EXPECT_EQ(error_of([] { generate_schedule("interleaved", {4, 2, 2}); }),
             "--microbatches 2: interleaved needs at least --pp (4) micro-batches");
-  EXPECT_EQ(input_error_of([] { generate_schedule("interleaved", {4, 8, -1}); }), "--chunks -1: must be at least 1");
-  EXPECT_EQ(input_error_of([] { generate_schedule("1f1b", {4, 8, 2}); }), "--chunks 2: 1f1b has 1 chunk(s) per rank");
+  EXPECT_EQ(error_of([] { generate_schedule("interleaved", {4, 8, -1}); }), "--chunks -1: must be at least 1");
+  EXPECT_EQ(error_of([] { generate_schedule("1f1b", {4, 8, 2}); }), "--chunks 2: 1f1b has 1 chunk(s) per rank");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace pipegrid {
 namespace {
 
 using test_support::csv_schedule;
-using test_support::input_error_of;
+using test_support::error_of;
 
 const std::string kData = PIPEGRID_TEST_DATA;
 
@@ -54,28 +54,28 @@ TEST(ScheduleCsv, SkipsCommentsBlankCellsAndCommunication) {
 }
 
 TEST(ScheduleCsv, NamesTheLineAndColumnOfAMalformedCell) {
-  EXPECT_EQ(input_error_of([] { read_schedule_csv_file(kData + "/malformed_cell.csv", CsvPlacement::Inferred); }),
+  EXPECT_EQ(error_of([] { read_schedule_csv_file(kData + "/malformed_cell.csv", CsvPlacement::Inferred); }),
             kData + "/malformed_cell.csv:2:3: '1X1': expected <stage><F|B|I|W><microbatch> such as 2F0, or a pair "
                     "such as (0F7;7B3)");
-  EXPECT_EQ(input_error_of([] { csv_schedule("0F0,0B0\n1F0,(1B0;1F1\n"); }),
+  EXPECT_EQ(error_of([] { csv_schedule("0F0,0B0\n1F0,(1B0;1F1\n"); }),
             "test.csv:2:2: '(1B0;1F1': expected <stage><F|B|I|W><microbatch> such as 2F0, or a pair such as (0F7;7B3)");
 }
 
 TEST(ScheduleCsv, ValidationErrorsPointIntoTheFile) {
   const CsvSchedule csv = read_schedule_csv_file(kData + "/wrong_rank.csv", CsvPlacement::Inferred);
-  EXPECT_EQ(input_error_of([&] { validate(csv.schedule, csv.locator()); }),
+  EXPECT_EQ(error_of([&] { validate(csv.schedule, csv.locator()); }),
             kData + "/wrong_rank.csv:2:3: 0F1 runs on rank 1, but stage 0 is on rank 0");
 }
 
 TEST(ScheduleCsv, GivenPlacementsAndTheirLimits) {
   // Loop placement puts stage 2 on rank 0, which this file runs on rank 1.
   const CsvSchedule loop = csv_schedule("0F0,2F0\n1F0,2B0\n", CsvPlacement::Loop);
-  EXPECT_EQ(input_error_of([&] { validate(loop.schedule, loop.locator()); }),
+  EXPECT_EQ(error_of([&] { validate(loop.schedule, loop.locator()); }),
             "test.csv:2:2: 2B0 runs on rank 1, but stage 2 is on rank 0");
-  EXPECT_EQ(input_error_of([] { csv_schedule("0F0,5F0\n1F0\n", CsvPlacement::V); }),
+  EXPECT_EQ(error_of([] { csv_schedule("0F0,5F0\n1F0\n", CsvPlacement::V); }),
             "test.csv: V placement holds 2 x 2 stages, but stage 5 appears");
-  EXPECT_EQ(input_error_of([] { csv_schedule("0F0,2F0\n"); }), "test.csv: no rank runs stage 1, but stages up to 2 appear");
-  EXPECT_EQ(input_error_of([] { csv_schedule("# nothing\n,,\n"); }), "test.csv: no actions");
+  EXPECT_EQ(error_of([] { csv_schedule("0F0,2F0\n"); }), "test.csv: no rank runs stage 1, but stages up to 2 appear");
+  EXPECT_EQ(error_of([] { csv_schedule("# nothing\n,,\n"); }), "test.csv: no actions");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schedules/schedule_csv.h"
+#include "error_of.h"
 
 namespace pipegrid::test_support {
 
@@ -13,17 +14,6 @@ inline CsvSchedule csv_schedule(const std::string& text, CsvPlacement placement 
                                 const std::string& name = "test.csv") {
   std::istringstream in(text);
   return read_schedule_csv(in, name, placement);
-}
-
-/// The message of the InputError `f` throws, or "" when it throws none.
-template <typename F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace pipegrid::test_support

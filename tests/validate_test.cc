@@ -9,11 +9,10 @@ namespace pipegrid {
 namespace {
 
 using test_support::csv_schedule;
-using test_support::input_error_of;
 
 std::string error_of(const std::string& csv_text) {
   const CsvSchedule csv = csv_schedule(csv_text);
-  return input_error_of([&] { validate(csv.schedule, csv.locator()); });
+  return test_support::error_of([&] { validate(csv.schedule, csv.locator()); });
 }
 
 TEST(Validate, AcceptsAHandWrittenOneFOneB) { EXPECT_EQ(error_of("0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n"), ""); }
@@ -38,14 +37,14 @@ TEST(Validate, NamesTheBrokenRule) {
 TEST(Validate, GeneratedSchedulesNameRankAndPosition) {
   Schedule s = generate_1f1b({2, 2, 1});
   s.programs[1].push_back(Action{0, 1, Kind::F});
-  EXPECT_EQ(input_error_of([&] { validate(s); }), "rank 1, position 5: 0F1 runs on rank 1, but stage 0 is on rank 0");
+  EXPECT_EQ(test_support::error_of([&] { validate(s); }), "rank 1, position 5: 0F1 runs on rank 1, but stage 0 is on rank 0");
   s = generate_1f1b({2, 2, 1});
   s.programs[0][0] = Action{5, 0, Kind::F};
-  EXPECT_EQ(input_error_of([&] { validate(s); }),
+  EXPECT_EQ(test_support::error_of([&] { validate(s); }),
             "rank 0, position 1: 5F0 names stage 5, but the schedule has stages 0-1");
   s = generate_1f1b({2, 2, 1});
   s.programs[0][1] = Action{0, 2, Kind::F};
-  EXPECT_EQ(input_error_of([&] { validate(s); }),
+  EXPECT_EQ(test_support::error_of([&] { validate(s); }),
             "rank 0, position 2: 0F2 names micro-batch 2, but stage 0 runs micro-batches 0-1");
 }
 

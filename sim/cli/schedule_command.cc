@@ -12,6 +12,7 @@
 #include "schedules/input_error.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
+#include "sim/cli/choose.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/schedule_output.h"
 #include "sim/cli/timeline.h"
@@ -31,17 +32,6 @@ struct TimeOptions {
   Format format = Format::Table;  // parsed from format_name by validate_options
   std::string out;                // DIR: summary.json and schedule.csv; empty: nothing written
 };
-
-// Choices are checked here rather than by CLI11 so that the error is our one line.
-template <typename Choice>
-Choice choose(const char* flag, const std::string& given, const std::vector<std::pair<std::string, Choice>>& choices) {
-  std::string names;
-  for (const auto& [name, choice] : choices) {
-    if (name == given) return choice;
-    names += (names.empty() ? "" : ", ") + name;
-  }
-  throw InputError(fmt::format("{} {}: must be one of {}", flag, given, names));
-}
 
 void add_time_options(CLI::App& command, TimeOptions& options) {
   command.add_option("--time-f", options.times.f, "forward time of one micro-batch on one virtual stage")

@@ -8,6 +8,7 @@
 #include "schedules/generators.h"
 #include "schedules/input_error.h"
 #include "schedules/validate.h"
+#include "sim/cli/choose.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
 #include "sim/platform/platform_reader.h"
@@ -15,16 +16,6 @@
 namespace pipegrid::cli {
 
 namespace {
-
-template <typename Choice>
-Choice choose(const char* flag, const std::string& given, const std::vector<std::pair<std::string, Choice>>& choices) {
-  std::string names;
-  for (const auto& [name, choice] : choices) {
-    if (name == given) return choice;
-    names += (names.empty() ? "" : ", ") + name;
-  }
-  throw InputError(fmt::format("{} {}: must be one of {}", flag, given, names));
-}
 
 sim::CommFidelity fidelity(const char* flag, const std::string& given) {
   return choose<sim::CommFidelity>(

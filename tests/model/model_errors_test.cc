@@ -9,7 +9,7 @@
 namespace pipegrid::model {
 namespace {
 
-using test_support::input_error_of;
+using test_support::error_of;
 
 Transformer small() {
   Transformer m;
@@ -25,15 +25,15 @@ Transformer small() {
 std::string spec_error(void (*edit)(Transformer&)) {
   Transformer m = small();
   edit(m);
-  return input_error_of([&] { stage_costs(m, {}); });
+  return error_of([&] { stage_costs(m, {}); });
 }
 
 std::string layout_error(const Transformer& m, Parallelism par) {
-  return input_error_of([&] { stage_costs(m, par); });
+  return error_of([&] { stage_costs(m, par); });
 }
 
 TEST(ModelErrors, UnknownPresetListsTheKnownOnes) {
-  EXPECT_EQ(input_error_of([] { transformer_preset("gpt-9t"); }),
+  EXPECT_EQ(error_of([] { transformer_preset("gpt-9t"); }),
             "--model gpt-9t: unknown model; known: gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
             "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, deepseek-v3");
 }
@@ -80,11 +80,11 @@ TEST(ModelErrors, RecomputeGlobalBatchAndPrecision) {
   EXPECT_EQ(parse_recompute("full"), Recompute::Full);
   EXPECT_EQ(parse_recompute("none"), Recompute::None);
   EXPECT_EQ(to_string(parse_recompute("full")), "full");
-  EXPECT_EQ(input_error_of([] { parse_recompute("selective"); }), "--recompute selective: expected none or full");
-  EXPECT_EQ(input_error_of([] { model_flops_per_iteration(small(), 0); }), "--global-batch 0: must be positive");
-  EXPECT_EQ(input_error_of([] { stage_costs(small(), {}, {.activation_bytes = 0}); }),
+  EXPECT_EQ(error_of([] { parse_recompute("selective"); }), "--recompute selective: expected none or full");
+  EXPECT_EQ(error_of([] { model_flops_per_iteration(small(), 0); }), "--global-batch 0: must be positive");
+  EXPECT_EQ(error_of([] { stage_costs(small(), {}, {.activation_bytes = 0}); }),
             "--activation-bytes 0: must be positive");
-  EXPECT_EQ(input_error_of([] { stage_costs(small(), {}, {.gradient_bytes = -4}); }),
+  EXPECT_EQ(error_of([] { stage_costs(small(), {}, {.gradient_bytes = -4}); }),
             "--gradient-bytes -4: must be positive");
 }
 

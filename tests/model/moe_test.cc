@@ -8,6 +8,7 @@
 #include "sim/model/moe.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
+#include "tests/error_of.h"
 
 namespace pipegrid::model {
 namespace {
@@ -22,13 +23,8 @@ MoeSpec spec(int experts, int top_k, int ep, const std::string& routing) {
   return moe;
 }
 
-std::string error_of(const std::string& routing) {
-  try {
-    parse_routing(routing);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
+std::string routing_error(const std::string& routing) {
+  return test_support::error_of([&] { parse_routing(routing); });
 }
 
 TEST(MoeRouting, UniformSharesAreOneOverE) {
@@ -54,10 +50,10 @@ TEST(MoeRouting, NoExpertTakesMoreThanOneKth) {
 }
 
 TEST(MoeRouting, BadRoutingGetsOneLine) {
-  EXPECT_EQ(error_of("zipf:-1"), "--routing zipf:-1: the Zipf skew must be a number >= 0");
-  EXPECT_EQ(error_of("zipf:x"), "--routing zipf:x: the Zipf skew must be a number >= 0");
-  EXPECT_EQ(error_of("hot"), "--routing hot: expected uniform, zipf:S or file:PATH");
-  EXPECT_EQ(error_of("file:/nonexistent"), "--routing file:/nonexistent: cannot open /nonexistent");
+  EXPECT_EQ(routing_error("zipf:-1"), "--routing zipf:-1: the Zipf skew must be a number >= 0");
+  EXPECT_EQ(routing_error("zipf:x"), "--routing zipf:x: the Zipf skew must be a number >= 0");
+  EXPECT_EQ(routing_error("hot"), "--routing hot: expected uniform, zipf:S or file:PATH");
+  EXPECT_EQ(routing_error("file:/nonexistent"), "--routing file:/nonexistent: cannot open /nonexistent");
 }
 
 TEST(MoeCosts, DeepSeekV3PhasesAddUpToItsLayers) {

@@ -13,7 +13,7 @@
 namespace pipegrid::platform {
 namespace {
 
-using test_support::error_of;
+using pipegrid::test_support::error_of;
 using test_support::generated_xml;
 
 // Every attribute of the element with that id, read back from the generated text.

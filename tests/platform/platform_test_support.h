@@ -1,5 +1,5 @@
 // Helpers shared by the platform tests: generated platforms, files in a temporary directory,
-// and the message of an InputError.
+// and (from error_of.h) the message of an InputError.
 #pragma once
 
 #include <cstdlib>
@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "../error_of.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_xml.h"
 
@@ -61,17 +62,6 @@ inline std::string replace_once(std::string text, const std::string& from, const
   if (at == std::string::npos) return text;
   EXPECT_EQ(text.find(from, at + 1), std::string::npos) << from << " occurs more than once";
   return text.replace(at, from.size(), to);
-}
-
-/// The message of the exception `f` throws, or "" when it throws none.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace pipegrid::platform::test_support

@@ -8,7 +8,7 @@
 namespace pipegrid::platform {
 namespace {
 
-using test_support::error_of;
+using pipegrid::test_support::error_of;
 using test_support::replace_once;
 using test_support::write_temp_file;
 
