@@ -14,7 +14,7 @@
 
 #include "schedules/dualpipe_phases.h"
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid {
 

@@ -3,7 +3,7 @@
 #include <array>
 #include <fmt/format.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid {
 

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid {
 

@@ -6,7 +6,7 @@
 #include <istream>
 #include <ostream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid {
 

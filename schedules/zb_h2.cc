@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "schedules/zero_bubble_order.h"
 
 namespace pipegrid {

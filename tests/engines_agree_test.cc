@@ -4,7 +4,7 @@
 
 #include "schedules/dependency_graph.h"
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "schedules/results.h"
 #include "schedules/timing.h"
 

@@ -6,7 +6,7 @@
 
 #include "schedules/deadlock.h"
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "schedules/validate.h"
 #include "test_support.h"
 

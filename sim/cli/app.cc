@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/platform_command.h"

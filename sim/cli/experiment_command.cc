@@ -9,7 +9,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/cli/app.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/sweep/experiment_file.h"

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_reader.h"

@@ -9,10 +9,10 @@
 
 #include "schedules/deadlock.h"
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
-#include "sim/cli/choose.h"
+#include "common/choose.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/schedule_output.h"
 #include "sim/cli/timeline.h"

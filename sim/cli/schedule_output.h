@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "schedules/number_format.h"
+#include "common/number_format.h"
 #include "sim/cli/schedule_run.h"
 
 namespace pipegrid::cli {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "schedules/deadlock.h"
-#include "schedules/number_format.h"
+#include "common/number_format.h"
 #include "sim/cli/exit_codes.h"
 #include "sim/cli/memory_report.h"
 #include "sim/cli/simulate_options.h"

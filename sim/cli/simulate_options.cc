@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "schedules/generators.h"
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "schedules/validate.h"
-#include "sim/cli/choose.h"
+#include "common/choose.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
 #include "sim/platform/platform_reader.h"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <ostream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/cli/schedule_output.h"
 
 namespace pipegrid::cli {

@@ -7,7 +7,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::sim {
 

@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "schedules/input_error.h"
-#include "schedules/number_format.h"
+#include "common/input_error.h"
+#include "common/number_format.h"
 
 namespace pipegrid::sim {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "schedules/number_format.h"
+#include "common/number_format.h"
 
 namespace pipegrid::sim {
 

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::model {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::model {
 

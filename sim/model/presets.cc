@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::model {
 namespace {

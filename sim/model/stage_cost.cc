@@ -4,7 +4,7 @@
 #include <cassert>
 #include <fmt/format.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::model {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/platform/units.h"
 
 namespace pipegrid::platform {

@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/platform/units.h"
 
 namespace pipegrid::platform {

@@ -6,7 +6,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::platform {
 

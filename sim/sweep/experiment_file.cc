@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <sstream>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
 namespace pipegrid::sweep {
 

@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/sweep/experiment_file.h"
 #include "sim/sweep/results_csv.h"
 

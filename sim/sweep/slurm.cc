@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/sweep/results_csv.h"
 
 namespace pipegrid::sweep {

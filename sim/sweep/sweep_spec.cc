@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <set>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 #include "sim/sweep/experiment_file.h"
 
 namespace pipegrid::sweep {

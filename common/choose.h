@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "schedules/input_error.h"
+#include "common/input_error.h"
 
-namespace pipegrid::cli {
+namespace pipegrid {
 
 /// The choice named `given`; InputError "FLAG GIVEN: must be one of A, B, C" otherwise.
 template <typename Choice>
@@ -22,4 +22,4 @@ Choice choose(const char* flag, const std::string& given, const std::vector<std:
   throw InputError(fmt::format("{} {}: must be one of {}", flag, given, names));
 }
 
-}  // namespace pipegrid::cli
+}  // namespace pipegrid

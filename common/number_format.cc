@@ -1,4 +1,4 @@
-#include "schedules/number_format.h"
+#include "common/number_format.h"
 
 #include <cmath>
 #include <fmt/format.h>
