@@ -1,5 +1,5 @@
 // DeepSeek's bidirectional schedules against their sources: PyTorch's DualPipeV trace action for
-// action, the eight phases of dualpipe.py with REFERENCE.md's counts, DeepSeek's bubble formula
+// action, the eight phases of dualpipe.py and dualpipev.py run by hand, DeepSeek's bubble formula
 // (exact where its assumptions hold, bounded where they do not) and its PP + 1 activations.
 #include <gtest/gtest.h>
 
@@ -62,12 +62,6 @@ TEST(DualPipeV, ReproducesPyTorchsReferenceTraceActionForAction) {
 
 // ---- DeepSeek's eight phases ---------------------------------------------------------------------
 
-std::string repeat(const std::string& unit, int times) {
-  std::string s;
-  for (int i = 0; i < times; ++i) s += unit;
-  return s;
-}
-
 // A rank's program in dualpipe.py's words: F0, B1, I0 … by phase (phase 0 is the rank's chunk that
 // micro-batches reach first), a pair as (F0B1). W's are written without a phase:
 // which chunk a W belongs to is the FIFO's business, checked by WeightsRunInTheOrderOfTheirInputs.
@@ -80,39 +74,103 @@ std::string phase_shape(const std::vector<Op>& program, int phase0_stage) {
   return shape;
 }
 
-// The eight phases with REFERENCE.md's counts (h the stages before the rank's phase-0 chunk, H the
-// number of values h takes, n the micro-batches per chunk), in the order dualpipe.py's step() runs them.
-std::string deepseek_phases(int h, int H, int n) {
-  const int main = n - 2 * H + h + 1;
-  std::string shape = repeat("F0", 2 * (H - h - 1)) + repeat("F0F1", h + 1) + repeat("I1WF1", H - h - 1);
-  // The rank at the turn (h = H − 1) runs its first F0 and B1 apart ("to further reduce bubble size").
-  shape += (h == H - 1 ? "F0B1" : "(F0B1)") + std::string("(F1B0)") + repeat("(F0B1)(F1B0)", main - 1);
-  shape += repeat("B1(F1B0)", H - h - 1);
-  // nB1B0: zero bubble from the middle iteration on, starting at B1 when h is odd, at B0 when even.
-  shape += h % 2 == 1 ? repeat("B1B0", (h + 1) / 2) + repeat("I1I0", (h + 1) / 2)
-                      : repeat("B1B0", h / 2) + "B1I0" + repeat("I1I0", h / 2);
-  shape += repeat("WI0", H - h - 1) + repeat("W", h + 1);
-  return shape;
+std::string program_text(const std::vector<Op>& program) {
+  std::string text;
+  for (const Op& op : program) {
+    if (!text.empty()) text += ' ';
+    text += to_string(op);
+  }
+  return text;
 }
 
-TEST(DualPipe, EveryRankRunsDeepSeeksEightPhases) {
-  for (const Grid& g : dualpipe_grid()) {
-    const Schedule s = generate_dualpipe({g.p, g.m, 2});
-    for (int r = 0; r < g.p; ++r) {
+// The shapes below are dualpipe.py's step() (deepseek-ai/DualPipe at 3da1bbea) run by hand, one loop
+// after the other, with half_rank h, num_half_ranks H = p/2, half_num_chunks n = m/2:
+//   1 nF0      (H − h − 1)·2 × _forward_chunk(0)                          → F0
+//   2 nF0F1    h + 1 × (F0, F1)
+//   3 nB1W1F1  H − h − 1 × (_backward_chunk(1, enable_zb), _weight_chunk, F1)  → I1 W F1
+//   4 main     n − 2H + h + 1 × ((F0;B1), (F1;B0)); at i = 0 the middle ranks (h = H − 1) run F0 and
+//              B1 apart ("We don't overlap these two chunks")
+//   5 nB1F1B0  H − h − 1 × (B1, (F1;B0))
+//   6 nB1B0    h + 1 × (B1, B0); enable_zb turns on at i = (h + 1) / 2 — before that B1 when h is
+//              odd, between B1 and B0 when h is even — and a zero-bubble backward is an I
+//   7 nWB0     H − h − 1 × (W, I0)
+//   8 nW       h + 1 × W
+// Each shape holds n of each of F0, F1, B0/I0, B1/I1, as the counts confirm.
+struct ShapeCase {
+  int p, m;
+  std::vector<std::string> shapes;  // by rank
+};
+
+// p = 2, m = 4: H = 1, n = 2, both ranks h = 0 and middle: loops 0, 1, 0, 1, 0, 1, 0, 1.
+const std::string kP2M4 = "F0F1" "F0B1(F1B0)" "B1I0" "W";
+// p = 4, m = 8: H = 2, n = 4. h = 0: loops 2, 1, 1, 1, 1, 1, 1, 1; h = 1 (middle): 0, 2, 0, 2, 0, 2, 0, 2.
+const std::string kP4M8H0 = "F0F0" "F0F1" "I1WF1" "(F0B1)(F1B0)" "B1(F1B0)" "B1I0" "WI0" "W";
+const std::string kP4M8H1 = "F0F1F0F1" "F0B1(F1B0)(F0B1)(F1B0)" "B1B0I1I0" "WW";
+// p = 4, m = 10: n = 5, one more main iteration on every rank.
+const std::string kP4M10H0 = "F0F0" "F0F1" "I1WF1" "(F0B1)(F1B0)(F0B1)(F1B0)" "B1(F1B0)" "B1I0" "WI0" "W";
+const std::string kP4M10H1 = "F0F1F0F1" "F0B1(F1B0)(F0B1)(F1B0)(F0B1)(F1B0)" "B1B0I1I0" "WW";
+// p = 6, m = 12: H = 3, n = 6. h = 0: 4, 1, 2, 1, 2, 1, 2, 1; h = 1: 2, 2, 1, 2, 1, 2, 1, 2;
+// h = 2 (middle): 0, 3, 0, 3, 0, 3, 0, 3, its nB1B0 turning zero bubble between the second B1 and B0.
+const std::string kP6M12H0 =
+    "F0F0F0F0" "F0F1" "I1WF1I1WF1" "(F0B1)(F1B0)" "B1(F1B0)B1(F1B0)" "B1I0" "WI0WI0" "W";
+const std::string kP6M12H1 =
+    "F0F0" "F0F1F0F1" "I1WF1" "(F0B1)(F1B0)(F0B1)(F1B0)" "B1(F1B0)" "B1B0I1I0" "WI0" "WW";
+const std::string kP6M12H2 = "F0F1F0F1F0F1" "F0B1(F1B0)(F0B1)(F1B0)(F0B1)(F1B0)" "B1B0B1I0I1I0" "WWW";
+
+TEST(DualPipe, EveryRankRunsDualPipePysPhases) {
+  // Rank r and p − 1 − r have the same h = min(r, p − 1 − r), so the same shape.
+  const ShapeCase cases[] = {
+      {2, 4, {kP2M4, kP2M4}},
+      {4, 8, {kP4M8H0, kP4M8H1, kP4M8H1, kP4M8H0}},
+      {4, 10, {kP4M10H0, kP4M10H1, kP4M10H1, kP4M10H0}},
+      {6, 12, {kP6M12H0, kP6M12H1, kP6M12H2, kP6M12H2, kP6M12H1, kP6M12H0}},
+  };
+  for (const ShapeCase& c : cases) {
+    const Schedule s = generate_dualpipe({c.p, c.m, 2});
+    ASSERT_EQ(s.programs.size(), c.shapes.size());
+    for (int r = 0; r < c.p; ++r) {
       // Ranks 0 … p/2 − 1 enter the forward direction (stage r), the others the reverse one.
-      const int phase0_stage = r < g.p / 2 ? r : 2 * g.p - 1 - r;
-      EXPECT_EQ(phase_shape(s.programs[r], phase0_stage), deepseek_phases(std::min(r, g.p - 1 - r), g.p / 2, g.m / 2))
-          << "p=" << g.p << " m=" << g.m << " rank " << r;
+      const int phase0_stage = r < c.p / 2 ? r : 2 * c.p - 1 - r;
+      EXPECT_EQ(phase_shape(s.programs[r], phase0_stage), c.shapes[r]) << "p=" << c.p << " m=" << c.m << " rank " << r;
     }
   }
 }
 
-TEST(DualPipeV, EveryRankRunsTheSamePhasesWithRankForHalfRank) {
-  for (const Grid& g : dualpipev_grid()) {
-    const Schedule s = generate_dualpipev({g.p, g.m, 2});
-    for (int r = 0; r < g.p; ++r)
-      EXPECT_EQ(phase_shape(s.programs[r], r), deepseek_phases(r, g.p, g.m))
-          << "p=" << g.p << " m=" << g.m << " rank " << r;
+TEST(DualPipe, FourRanksEightMicrobatchesActionForAction) {
+  // The shapes of p = 4, m = 8 with stages and micro-batches. Rank r holds forward stage r and reverse
+  // stage 7 − r; micro-batches 0–3 enter forward, 4–7 reverse; each phase counts its F's and its B's
+  // in order (dualpipe.py's current_f_chunk_id, current_b_chunk_id) and each W is the oldest pending I.
+  // Ranks 2 and 3 are ranks 1 and 0 with the directions swapped.
+  const Schedule s = generate_dualpipe({4, 8, 2});
+  EXPECT_EQ(program_text(s.programs[0]),
+            "0F0 0F1 0F2 7F4 7I4 7W4 7F5 (0F3;7B5) (7F6;0B0) 7B6 (7F7;0B1) 7B7 0I2 0W2 0I3 0W3");
+  EXPECT_EQ(program_text(s.programs[1]),
+            "1F0 6F4 1F1 6F5 1F2 6B4 (6F6;1B0) (1F3;6B5) (6F7;1B1) 6B6 1B2 6I7 1I3 6W7 1W3");
+  EXPECT_EQ(program_text(s.programs[2]),
+            "5F4 2F0 5F5 2F1 5F6 2B0 (2F2;5B4) (5F7;2B1) (2F3;5B5) 2B2 5B6 2I3 5I7 2W3 5W7");
+  EXPECT_EQ(program_text(s.programs[3]),
+            "4F4 4F5 4F6 3F0 3I0 3W0 3F1 (4F7;3B1) (3F2;4B4) 3B2 (3F3;4B5) 3B3 4I6 4W6 4I7 4W7");
+}
+
+TEST(DualPipeV, EveryRankRunsDualPipeVPysPhases) {
+  // dualpipev.py's step() has the same eight loops with h = rank, H = num_ranks = p, n = num_chunks
+  // = m, the last rank in the middle ranks' place. p = 1, m = 2 and p = 2, m = 4 give the DualPipe
+  // shapes of H = 1 and H = 2 above. p = 3, m = 7 (H = 3, n = 7, main n − 2H + h + 1 = h + 2):
+  // rank 0: 4, 1, 2, 2, 2, 1, 2, 1; rank 1: 2, 2, 1, 3, 1, 2, 1, 2; rank 2: 0, 3, 0, 4, 0, 3, 0, 3.
+  const ShapeCase cases[] = {
+      {1, 2, {kP2M4}},
+      {2, 4, {kP4M8H0, kP4M8H1}},
+      {3,
+       7,
+       {"F0F0F0F0" "F0F1" "I1WF1I1WF1" "(F0B1)(F1B0)(F0B1)(F1B0)" "B1(F1B0)B1(F1B0)" "B1I0" "WI0WI0" "W",
+        "F0F0" "F0F1F0F1" "I1WF1" "(F0B1)(F1B0)(F0B1)(F1B0)(F0B1)(F1B0)" "B1(F1B0)" "B1B0I1I0" "WI0" "WW",
+        "F0F1F0F1F0F1" "F0B1(F1B0)(F0B1)(F1B0)(F0B1)(F1B0)(F0B1)(F1B0)" "B1B0B1I0I1I0" "WWW"}},
+  };
+  for (const ShapeCase& c : cases) {
+    const Schedule s = generate_dualpipev({c.p, c.m, 2});
+    ASSERT_EQ(s.programs.size(), c.shapes.size());
+    for (int r = 0; r < c.p; ++r)
+      EXPECT_EQ(phase_shape(s.programs[r], r), c.shapes[r]) << "p=" << c.p << " m=" << c.m << " rank " << r;
   }
 }
 
