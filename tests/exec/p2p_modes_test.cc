@@ -30,12 +30,28 @@ TEST(P2pModes, BlockingOneFOneBDeadlocksWithItsCycle) {
             "  gpu1 (tp 0, dp 0, pp 1) is blocked at 1B0");
 }
 
-TEST(P2pModes, BatchedOneFOneBFinishes) {
+TEST(P2pModes, BatchedOneFOneBTakesItsHandTimeline) {
+  // Batched: before each op a GPU posts the previous op's sends and this op's receives, then waits for
+  // all of them; a flow starts once both sides have posted and takes L = 2 ms. Rank 0 runs 0F0 0F1 0B0
+  // 0F2 0B1 0F3 0B2 0B3, rank 1 1F0 1B0 1F1 1B1 1F2 1B2 1F3 1B3 (F = 1, B = 2):
+  //   0F0 [0, 1]; rank 1 waits for it; rank 0 posts its send at 1, both wait to 1.002
+  //   0F1 [1.002, 2.002] and 1F0 [1.002, 2.002]; 1B0 [2.002, 4.002] needs nobody
+  //   rank 0 posts 0F1's send and 1B0's receive at 2.002, rank 1 both at 4.002: both flows to 4.004
+  //   0B0 [4.004, 6.004], 0F2 [6.004, 7.004];  1F1 [4.004, 5.004], 1B1 [5.004, 7.004]
+  //   both post at 7.004 (0F2 out, 1B1 in; 1B1 out, 0F2 in): 7.006
+  //   0B1 [7.006, 9.006], 0F3 [9.006, 10.006];  1F2 [7.006, 8.006], 1B2 [8.006, 10.006]
+  //   both post at 10.006: 10.008
+  //   0B2 [10.008, 12.008], then waits for 1B3;  1F3 [10.008, 11.008], 1B3 [11.008, 13.008]
+  //   rank 1 posts 1B3's send at 13.008: 13.010; 0B3 [13.010, 15.010].
+  // Five exchanges on the path, 15 + 5 × 0.002 = 15.010. The contention-free engine's batched mode
+  // (the sender held for L once after an op that sends) finds the same path: 0F1 ends 2.002 + L; 1F1
+  // waits for rank 1's hold after 1B0 (4.004); 0B0 for 1B0 + L (4.004); and so on to 0B3 at 13.010.
   const SimulationResult result = simulate(one_f_one_b(P2pMode::Batched));
   EXPECT_FALSE(result.deadlock_report.has_value());
-  // No faster than the contention-free (4 + 2 − 1)(1 + 2) = 15, plus at least the two 2 ms transfers
-  // of the first forward and the last backward.
-  EXPECT_GE(result.makespan, 15 + 2 * 0.002 - 1e-9);
+  EXPECT_NEAR(result.makespan, 15.010, 1e-9);
+  const Timing engine = time_schedule(generate_1f1b({2, 4, 1}), ActionTimes{1, 2, 1, std::nullopt},
+                                      {0.002, false, P2pMode::Batched});
+  EXPECT_NEAR(engine.makespan, 15.010, 1e-9);
 }
 
 TEST(P2pModes, AsyncOneFOneBAddsOnlyTheTransfersOnTheCriticalPath) {
