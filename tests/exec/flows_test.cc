@@ -120,8 +120,17 @@ TEST(Flows, ASenderDoneBeforeItsReceiverPostsLeavesTheMessage) {
 }
 
 TEST(Flows, ARingWaitsForItsLastMemberOnly) {
-  // The same ring with GPU 2 arriving 0.5 s late: everyone finishes at 0.5 s + the ring's time — the
-  // late member delays the ring once, it does not stretch every step.
+  // The same ring with GPU 2 arriving 0.5 s late: everyone finishes at exactly 0.5 s + the ring's
+  // time — the late member delays the ring once, it does not stretch every step, and nobody gets
+  // ahead of it. A step's flow starts when its sender posts it and takes T = L + (S/4)/bw = 0.252 s
+  // (alone on its up port and on the receiver's down port: a GPU sends to one neighbour, one step at a
+  // time). GPU g posts step k + 1 once its step-k send and the step-k piece from prev(g) are in:
+  // post_g(k + 1) = max(post_g(k), post_prev(g)(k)) + T, and it is done at post_g(6). Ring 0→1→2→3→0:
+  //   step 0 posted at 0, 0, 0.5, 0 (GPUs 0, 1, 2, 3)
+  //   step 1: T, T, 0.5 + T, 0.5 + T        (GPU 3 waits for GPU 2's step 0)
+  //   step 2: 0.5 + 2T, 2T, 0.5 + 2T, 0.5 + 2T
+  //   step 3: 0.5 + 3T for all (GPU 1 waits for GPU 0), and so on: done at 0.5 + 6T for all,
+  // 6T = 2(n − 1)/n · S/bw + 2(n − 1)·L, the ring formula.
   const double bytes = 1e9;
   const double formula = 2.0 * 3 / 4 * bytes / kBandwidth + 2.0 * 3 * kLatency;
   std::vector<double> done(4, 0);
@@ -131,7 +140,8 @@ TEST(Flows, ARingWaitsForItsLastMemberOnly) {
                          [](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }, 0);
     done[gpu] = sg4::Engine::get_clock();
   });
-  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_LE(done[gpu], 0.5 + formula + 1e-9) << "gpu " << gpu;
+  EXPECT_NEAR(formula, 6 * (kLatency + bytes / 4 / kBandwidth), 1e-12);
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_NEAR(done[gpu], 0.5 + formula, 1e-9) << "gpu " << gpu;
 }
 
 TEST(Flows, LinksAccountBytesAndBusyTime) {
