@@ -32,9 +32,51 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto summary = nlohmann::json::parse(r.out);
-  EXPECT_GT(summary["makespan"].get<double>(), 0);
-  EXPECT_GT(summary["bubble_fraction"].get<double>(), 0);
-  EXPECT_GT(summary["tflops_per_gpu"].get<double>(), 0);
+
+  // The run by hand. GPT-3's shape (b = 1, s = 2048, h = 12288, V = 51200), l = 8 layers, 2 per
+  // stage, each GPU a t = 2 share; A100 312 Tflop/s, NVLink 300 GB/s and 1 µs GPU to GPU, InfiniBand
+  // 25 GB/s and 3 µs node to node (4 PCIe hops of 0.25 µs, 2 IB of 1 µs). Per GPU and micro-batch:
+  // a stage's forward f = 2(24bsh² + 4bs²h)/t, its backward 2f (Narayanan et al. SC21 §5.1); the LM
+  // head on stage 3 adds g = 2bshV/t forward and 2g backward. Tensor parallelism all-reduces b·s·h
+  // bf16 (50 MB) in a ring of two, a = S/bw + 2 × 1 µs each: 2 per layer each way, 1 more in stage 0's
+  // forward (the embedding) and stage 3's backward (the head). A stage's output is the same 50 MB.
+  const double b = 1, s = 2048, h = 12288, V = 51200, l = 8, t = 2, speed = 312e12;
+  const double f = 2 * (24 * b * s * h * h + 4 * b * s * s * h) / t / speed;
+  const double g = 2 * b * s * h * V / t / speed;
+  const double act = b * s * h * 2;
+  const double a = act / 300e9 + 2e-6;
+  const double F0 = f + 5 * a, B0 = 2 * f + 4 * a, F12 = f + 4 * a, B12 = 2 * f + 4 * a;
+  const double F3 = f + g + 4 * a, B3 = 2 * (f + g) + 5 * a;
+  // Placement tp-dp-pp: stages 0 and 1 on node 0, 2 and 3 on node 1; 1 → 2 crosses the IB, from
+  // rail 4 to rail 0 through the spine. The last backwards of stages 3 and 1 leave their GPU's NVLink
+  // port together with the first piece of its data-parallel all-reduce (GBs): 150 GB/s each.
+  const double nvlink = 1e-6 + act / 300e9, ib = 3e-6 + act / 25e9, nvlink_shared = 1e-6 + act / 150e9;
+  // After its last backward, stage 0 all-reduces its fp32 gradients with its replica (ring of two
+  // on NVLink: 2 µs + S/bw), parameters 2(12h² + 13h) + Vh + sh per t; then the tied embeddings with
+  // stage 3 over IB, Vh/t fp32 (6 µs + S/bw): stage 3 has long been waiting there.
+  const double dp = 2e-6 + (2 * (12 * h * h + 13 * h) + V * h + s * h) / t * 4 / 300e9;
+  const double embedding = 6e-6 + V * h / t * 4 / 25e9;
+  // The critical path: 0F0 → 1F0 → 2F0 → 3F0, stage 3's 16 ops back to back, 3B7 → 2B7 → 1B7 → 0B7,
+  // then stage 0's two all-reduces. It is a chain of dependencies, so no run is shorter. None is
+  // longer: stage 3's F + B outlasts the others' by 3g + a (12.6 ms), more than the transfers a
+  // loop back through any earlier rank adds per micro-batch (at most 2 × 2 ms on the IB), so stage 3
+  // never waits after 3F0; every other transfer on the path is alone on its links (one flow per port
+  // and direction, a rail per GPU).
+  const double makespan = F0 + nvlink + F12 + ib + F12 + nvlink + 8 * (F3 + B3) + nvlink_shared + B12 + ib + B12 +
+                          nvlink_shared + B0 + dp + embedding;
+  EXPECT_NEAR(summary["makespan"].get<double>(), makespan, 1e-9 * makespan);
+  // Busy: 8 micro-batches of F + B; bubble fraction 1 − Σ busy / (GPUs × makespan).
+  const double busy = 8 * 3 * f, busy_last = 8 * 3 * (f + g);
+  for (const auto& gpu : summary["gpus"])
+    EXPECT_NEAR(gpu["busy"].get<double>(), gpu["pp"] == 3 ? busy_last : busy, 1e-9) << gpu["host"];
+  const double run = summary["makespan"].get<double>();
+  EXPECT_NEAR(summary["bubble_fraction"].get<double>(), 1 - (12 * busy + 4 * busy_last) / (16 * run), 1e-9);
+  // No recomputation: TFLOP/s per GPU counts 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) per iteration
+  // (Korthikanti et al. 2022, Appendix A; Narayanan et al.'s 96 with full recomputation), global batch
+  // B = 1 × 8 micro-batches × 2 replicas = 16.
+  const double B = 16;
+  const double flops = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(summary["tflops_per_gpu"].get<double>(), flops / (16 * run * 1e12), 1e-9);
   EXPECT_EQ(summary["inputs"]["gpus"], 16);
   EXPECT_EQ(summary["ranks"].size(), 4u);
   EXPECT_EQ(summary["gpus"].size(), 16u);
