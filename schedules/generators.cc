@@ -10,18 +10,18 @@ namespace pipegrid {
 namespace {
 
 constexpr std::array kGenerators = {
-    GeneratorInfo{"gpipe", "all forwards, then all backwards (Huang et al. 2019)", 1, true, generate_gpipe},
-    GeneratorInfo{"1f1b", "one forward, one backward after a warmup (PipeDream-Flush)", 1, true, generate_1f1b},
+    GeneratorInfo{"gpipe", "all forwards, then all backwards (Huang et al. 2019)", 1, true, 2, generate_gpipe},
+    GeneratorInfo{"1f1b", "one forward, one backward after a warmup (PipeDream-Flush)", 1, true, 2, generate_1f1b},
     GeneratorInfo{"interleaved", "1F1B over v chunks per rank in Megatron-LM's order (Narayanan et al. 2021)", 2,
-                  false, generate_interleaved},
-    GeneratorInfo{"zb-h1", "1F1B with the backward split, W deferred into the bubbles (Qi et al. 2024)", 1, true,
+                  false, 2, generate_interleaved},
+    GeneratorInfo{"zb-h1", "1F1B with the backward split, W deferred into the bubbles (Qi et al. 2024)", 1, true, 3,
                   generate_zb_h1},
-    GeneratorInfo{"zb-h2", "zero bubble with 2p - 1 warmup forwards (Qi et al. 2024)", 1, true, generate_zb_h2},
-    GeneratorInfo{"zbv", "two chunks per rank in a V, zero bubble at 1F1B's memory (Qi et al. 2024)", 2, true,
+    GeneratorInfo{"zb-h2", "zero bubble with 2p - 1 warmup forwards (Qi et al. 2024)", 1, true, 3, generate_zb_h2},
+    GeneratorInfo{"zbv", "two chunks per rank in a V, zero bubble at 1F1B's memory (Qi et al. 2024)", 2, true, 3,
                   generate_zbv},
-    GeneratorInfo{"dualpipe", "micro-batches from both ends, overlapped F&B pairs (DeepSeek-V3)", 2, true,
+    GeneratorInfo{"dualpipe", "micro-batches from both ends, overlapped F&B pairs (DeepSeek-V3)", 2, true, 3,
                   generate_dualpipe},
-    GeneratorInfo{"dualpipev", "DualPipe cut in half: a V over p ranks (DeepSeek, Sea AI Lab)", 2, true,
+    GeneratorInfo{"dualpipev", "DualPipe cut in half: a V over p ranks (DeepSeek, Sea AI Lab)", 2, true, 3,
                   generate_dualpipev},
 };
 

@@ -20,6 +20,7 @@ struct GeneratorInfo {
   std::string_view description;
   int default_chunks;     // chunks per rank when the caller gives none
   bool chunks_are_fixed;  // true when the schedule allows only default_chunks
+  int kinds_per_microbatch;  // actions per micro-batch and virtual stage: 2 (F, B) or 3 (F, I, W)
   /// Checks the schedule's own constraints (throws InputError naming the rule) and builds it.
   Schedule (*generate)(const ScheduleParams&);
 };

@@ -1,6 +1,7 @@
 #include "schedules/schedule_csv.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
 #include <fstream>
 #include <istream>
@@ -11,6 +12,8 @@
 namespace pipegrid {
 
 namespace {
+
+constexpr std::int64_t kSmallTable = 1 << 20;
 
 std::string_view trim(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");
@@ -55,6 +58,7 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
   csv.source = source;
   Schedule& schedule = csv.schedule;
   int max_stage = -1, max_microbatch = -1;
+  std::size_t actions = 0;
   std::string line;
   for (int line_number = 1; std::getline(in, line); ++line_number) {
     if (trim(line).starts_with("#")) continue;
@@ -67,6 +71,7 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
       if (!cell.empty() && !is_communication_cell(cell)) {
         auto op = parse_op(cell);
         if (!op) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kActionGrammar));
+        actions += static_cast<std::size_t>(op->size());
         for (int i = 0; i < op->size(); ++i) {
           max_stage = std::max(max_stage, (*op)[i].stage);
           max_microbatch = std::max(max_microbatch, (*op)[i].microbatch);
@@ -88,6 +93,15 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
     csv.line_of_rank.pop_back();
   }
   if (max_stage < 0) throw InputError(fmt::format("{}: no actions", source));
+  // Every (stage, micro-batch) runs a forward and a backward, so a file naming more of them than it has
+  // actions cannot be valid — and the checker's tables, one entry per pair, would outgrow any memory
+  // (one cell `0F2147483647` names 2^31 micro-batches). Below a million pairs the tables are small and
+  // the checker names the first action missing, which says more.
+  const std::int64_t pairs = (std::int64_t{max_stage} + 1) * (std::int64_t{max_microbatch} + 1);
+  if (pairs > static_cast<std::int64_t>(actions) && pairs > kSmallTable)
+    throw InputError(fmt::format("{}: it names stages 0-{} and micro-batches 0-{}, {} pairs that each need a forward "
+                                 "and a backward, but holds {} action(s)",
+                                 source, max_stage, max_microbatch, pairs, actions));
 
   const int p = static_cast<int>(schedule.programs.size());
   const int stages = max_stage + 1;

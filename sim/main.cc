@@ -1,10 +1,41 @@
-// pipegrid: a discrete-event simulator of pipeline-parallel LLM training. This file only hands the
-// command line to the app (sim/cli/app.h), which maps failures onto exit codes (DESIGN.md, "Errors").
+// pipegrid: a discrete-event simulator of pipeline-parallel LLM training. This file hands the command
+// line to the app (sim/cli/app.h), which maps failures onto exit codes (docs/design.md, "Errors"), and
+// installs the last resort for what no exception handler can catch: a crash ends in one line and exit
+// code 70, never in a core dump or std::terminate's text.
+#include <csignal>
+#include <cstring>
+#include <exception>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
+#include "common/exit_codes.h"
 #include "sim/cli/app.h"
 
+namespace {
+
+void say_and_exit(const char* what) {
+  const char prefix[] = "pipegrid: internal error: ";
+  (void)!write(STDERR_FILENO, prefix, sizeof prefix - 1);
+  (void)!write(STDERR_FILENO, what, std::strlen(what));
+  (void)!write(STDERR_FILENO, "\n", 1);
+  _exit(pipegrid::kExitInternalError);
+}
+
+void on_fatal_signal(int signal) {
+  say_and_exit(signal == SIGSEGV ? "segmentation fault" : signal == SIGBUS ? "bus error" : "arithmetic fault");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // An exception thrown where none may escape (a destructor, a noexcept function, another thread).
+  // SimGrid replaces this handler with its own while an engine lives; its abort is caught there
+  // (sim/exec/simgrid_errors.h).
+  std::set_terminate([] { say_and_exit("an exception escaped where none may (std::terminate)"); });
+#if !defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer its own report is the one worth reading.
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE}) std::signal(signal, on_fatal_signal);
+#endif
   return pipegrid::cli::run_command_line(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -1,45 +1,75 @@
-// Experiment files: every option has a key, keys become flags, and mistakes are named by key and line.
+// Experiment files: every option of simulate and schedule has a key, a key reads the same value as its
+// flag, and mistakes are named by key and line.
 #include <gtest/gtest.h>
 
-#include <set>
-#include <sstream>
-
-#include "sim/cli/app.h"
-#include "sim/sweep/experiment_file.h"
-#include "sim/sweep/sweep_spec.h"
 #include "error_of.h"
+#include "sim/cli/command_options.h"
+#include "sim/input/experiment_file.h"
+#include "sim/input/option_schema.h"
 
-namespace pipegrid::sweep {
+namespace pipegrid::input {
 namespace {
 
 toml::table parse(const std::string& text) { return toml::parse(std::string_view(text), std::string_view("exp.toml")); }
 
 std::string error_of(const std::string& text) {
-  CLI::App app;
-  std::function<int()> run;
-  cli::build_app(app, run);
-  return test_support::error_of([&] { experiment_command(parse(text), "exp.toml", app); });
+  return test_support::error_of([&] { read_experiment(parse(text), "exp.toml"); });
 }
 
-TEST(ExperimentFile, EveryOptionOfSimulateAndScheduleHasAKey) {
+// The options given on a command line, read by the same command-line app the binary builds.
+OptionValues from_command_line(Command command, std::vector<std::string> args) {
   CLI::App app;
-  std::function<int()> run;
-  cli::build_app(app, run);
-  std::set<std::string> flags;
-  for (const ExperimentKey& k : experiment_keys()) flags.insert(k.flag);
-  for (const char* command : {"simulate", "schedule"})
-    for (const CLI::Option* option : app.get_subcommand(command)->get_options()) {
-      const std::string name = option->get_name();
-      if (name == "--help") continue;
-      EXPECT_TRUE(flags.contains(name)) << command << " " << name << " has no experiment key";
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const cli::CommandOptions options(app, command);
+  std::vector<const char*> argv{"pipegrid"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  return options.values();
+}
+
+// A value of the option that differs from its default where one exists, as command-line text and as
+// a TOML value: the first choice that is not the default, the bound nearest the default, "true".
+std::pair<std::string, std::string> sample(const OptionSpec& o) {
+  switch (o.type) {
+    case ValueType::Integer: return {"3", "3"};
+    case ValueType::Number: return {"0.5", "0.5"};
+    case ValueType::Flag: return {"", "true"};
+    case ValueType::Choice: {
+      const std::string& c = o.choices.back() == o.default_text ? o.choices.front() : o.choices.back();
+      return {c, "\"" + c + "\""};
+    }
+    default: {
+      const std::string text = o.flag == "stage-cost-scale" ? "1=1.5" : o.flag == "routing" ? "zipf:1.5" : "x.xml";
+      return {text, "\"" + text + "\""};
+    }
+  }
+}
+
+TEST(ExperimentFile, EveryKeyReadsWhatItsFlagReads) {
+  // Two readers of one schema, the command line's text and the TOML file's typed values: for every
+  // option of simulate and schedule, the same value given both ways is the same value.
+  for (Command command : kExperimentCommands)
+    for (const OptionSpec* o : options_of(command)) {
+      ASSERT_TRUE(o->in_experiment_files()) << command_name(command) << " " << o->flag_name() << " has no key";
+      const auto [text, toml_text] = sample(*o);
+      std::vector<std::string> args{o->flag_name()};
+      if (o->type != ValueType::Flag) args.push_back(text);
+      const OptionValues flags = from_command_line(command, args);
+      const std::string line = o->toml_key() + " = " + toml_text + "\n";
+      std::string file = "[" + std::string(o->section) + "]\n" + line;
+      if (command == Command::Schedule)
+        file = o->section == "sim" ? "[sim]\ncommand = \"schedule\"\n" + line : "[sim]\ncommand = \"schedule\"\n" + file;
+      const Experiment experiment = read_experiment(parse(file), "exp.toml");
+      ASSERT_EQ(experiment.command(), command);
+      ASSERT_EQ(flags.given().size(), 1u) << o->flag_name();
+      ASSERT_EQ(experiment.values.given().size(), 1u) << o->flag_name();
+      EXPECT_EQ(value_text(*experiment.values.given().front().second), value_text(*flags.given().front().second))
+          << command_name(command) << " " << o->flag_name();
     }
 }
 
-TEST(ExperimentFile, KeysBecomeFlags) {
-  CLI::App app;
-  std::function<int()> run;
-  cli::build_app(app, run);
-  const ExperimentCommand c = experiment_command(parse(R"(
+TEST(ExperimentFile, AnExperimentWrittenBackReadsTheSame) {
+  const Experiment read = read_experiment(parse(R"(
 [platform]
 file = "platforms/dgx-a100-2node.xml"
 [parallel]
@@ -48,23 +78,29 @@ pp = 4
 name = "gpt-175b"
 compute_efficiency = 1
 scatter_gather = true
-flash_attention = false
 [sim]
 schedule = "zb-h1"
 )"),
-                                                 "exp.toml", app);
-  EXPECT_EQ(c.command, "simulate");
-  const std::vector<std::string> expected = {"--compute-efficiency", "1", "--model", "gpt-175b", "--scatter-gather",
-                                             "--pp", "4", "--platform", "platforms/dgx-a100-2node.xml",
-                                             "--schedule", "zb-h1"};
-  EXPECT_EQ(c.args, expected);  // sections and keys in toml++'s sorted order; a false flag is left out
+                                          "exp.toml");
+  const Experiment again = read_experiment(experiment_table(read), "again.toml");
+  EXPECT_EQ(again.values.canonical_text(), read.values.canonical_text());
+  // The integer 1 is the number 1 for compute_efficiency, and unset options read their defaults.
+  EXPECT_EQ(read.values.number("compute-efficiency"), 1.0);
+  EXPECT_EQ(read.values.integer("tp"), 1);
+  EXPECT_TRUE(read.values.flag("scatter-gather"));
 }
 
 TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[parallel]\npp = 4\ntpx = 2\n"), "exp.toml:3:7: [parallel] tpx: unknown key");
   EXPECT_EQ(error_of("[parallel]\npp = \"four\"\n"), "exp.toml:2:6: [parallel] pp: expected an integer, got a string");
+  EXPECT_EQ(error_of("[parallel]\npp = 4.0\n"), "exp.toml:2:6: [parallel] pp: expected an integer, got a number");
+  EXPECT_EQ(error_of("[parallel]\npp = 0\n"), "exp.toml:2:6: [parallel] pp: must be at least 1");
   EXPECT_EQ(error_of("[model]\ncompute_efficiency = \"high\"\n"),
             "exp.toml:2:22: [model] compute_efficiency: expected a number, got a string");
+  EXPECT_EQ(error_of("[model]\ncompute_efficiency = nan\n"), "exp.toml:2:22: [model] compute_efficiency: must be a finite number");
+  EXPECT_EQ(error_of("[model]\ncompute_efficiency = 1.5\n"), "exp.toml:2:22: [model] compute_efficiency: must be in (0, 1]");
+  EXPECT_EQ(error_of("[sim]\np2p_bytes = inf\n"), "exp.toml:2:13: [sim] p2p_bytes: must be a finite number");
+  EXPECT_EQ(error_of("[sim]\np2p = \"eager\"\n"), "exp.toml:2:7: [sim] p2p: must be one of async, blocking, batched");
   EXPECT_EQ(error_of("[model]\nscatter_gather = 1\n"), "exp.toml:2:18: [model] scatter_gather: expected a boolean, got an integer");
   EXPECT_EQ(error_of("[modle]\nlayers = 2\n"), "exp.toml:2:10: [modle] layers: unknown key");
   EXPECT_EQ(error_of("[sim]\ncommand = \"schedule\"\n[platform]\nfile = \"x.xml\"\n"),
@@ -79,4 +115,4 @@ TEST(ExperimentFile, StableHashIsFnv1a) {
 }
 
 }  // namespace
-}  // namespace pipegrid::sweep
+}  // namespace pipegrid::input

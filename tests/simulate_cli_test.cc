@@ -160,7 +160,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "--tp 16: the TP group of pp rank 0, dp replica 0 spans nodes 0 (node0-gpu0) and 1 (node1-gpu0); "
                       "pass --allow-tp-across-nodes to allow it"},
         BadSimulation{"UnknownModel", "--platform " + kTwoNodes + kJob + " --model gpt-9t",
-                      "--model gpt-9t: unknown model; known: gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
+                      "--model gpt-9t: must be one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
                       "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, deepseek-v3"},
         BadSimulation{"TimesAndModel", "--platform " + kTwoNodes + kJob + " --model gpt-175b --time-f 2",
                       "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, "
@@ -184,11 +184,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadSimulation{"TopKAboveExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --top-k 300",
                       "--top-k 300: cannot exceed --experts 256"},
         BadSimulation{"NegativeSkew", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --routing zipf:-1",
-                      "--routing zipf:-1: the Zipf skew must be a number >= 0"},
+                      "--routing zipf:-1: the Zipf skew must be a number in [0, 100]"},
         BadSimulation{"MoeWithoutModel", "--platform " + kTwoNodes + kJob + " --ep 2",
                       "--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)"},
         BadSimulation{"Schedule", "--platform " + kTwoNodes + " --schedule zigzag --pp 2 --microbatches 4",
-                      "--schedule zigzag: unknown schedule; known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev"}),
+                      "--schedule zigzag: must be one of gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev"}),
     [](const ::testing::TestParamInfo<BadSimulation>& param_info) { return param_info.param.name; });
 
 // Platform files with a mistake: named by file and line, before SimGrid parses them.

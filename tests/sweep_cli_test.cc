@@ -196,7 +196,7 @@ TEST(Sweep, BadSweepFilesAreNamedByLine) {
             "pipegrid: error: " + dir + "/zip.toml:2:17: parallel.pp: 2 values where this zip group's other lists have 1\n");
   EXPECT_EQ(error("empty.toml"), "pipegrid: error: " + dir + "/empty.toml:2:17: parallel.pp: expected a non-empty list of values\n");
   EXPECT_EQ(run_pipegrid("sweep " + kTwelve + " --out " + dir + "/out --shard 3/3").err,
-            "pipegrid: error: --shard 3/3: expected I/K with 0 <= I < K\n");
+            "pipegrid: error: --shard 3/3: expected I/K with 0 <= I < K <= 1000000\n");
 }
 
 }  // namespace

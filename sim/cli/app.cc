@@ -1,47 +1,80 @@
 #include "sim/cli/app.h"
 
 #include <iostream>
+#include <memory>
+#include <new>
 
+#include "common/exit_codes.h"
 #include "common/input_error.h"
-#include "sim/cli/exit_codes.h"
+#include "common/version.h"
+#include "sim/cli/command_options.h"
 #include "sim/cli/experiment_command.h"
+#include "sim/cli/experiment_runner.h"
+#include "sim/cli/options_command.h"
 #include "sim/cli/platform_command.h"
-#include "sim/cli/schedule_command.h"
-#include "sim/cli/simulate_command.h"
 
 namespace pipegrid::cli {
 
-void build_app(CLI::App& app, std::function<int()>& run) {
-  app.require_subcommand(1);
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  add_schedule_commands(app, run);
-  add_platform_commands(app, run);
-  add_simulate_command(app, run);
-  add_experiment_commands(app, run);
+namespace {
+
+// simulate, schedule and check: their flags are an experiment, run and printed.
+void add_experiment_command(CLI::App& app, std::function<int()>& run, input::Command command, const char* help) {
+  CLI::App* sub = app.add_subcommand(std::string(input::command_name(command)), help);
+  auto options = std::make_shared<CommandOptions>(*sub, command);
+  sub->callback([&run, options] { run = [options] { return run_and_print(input::Experiment{options->values()}); }; });
 }
 
-int run_command_line(const std::vector<std::string>& args) {
-  CLI::App app{"pipegrid: simulate pipeline-parallel LLM training schedules", "pipegrid"};
-  std::function<int()> run;
-  build_app(app, run);
-  std::vector<const char*> argv{"pipegrid"};
-  for (const std::string& a : args) argv.push_back(a.c_str());
+}  // namespace
+
+void build_app(CLI::App& app, std::function<int()>& run) {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pipegrid ") + kPipegridVersion);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_experiment_command(app, run, input::Command::Schedule,
+                         "Generate a schedule, check it, time it without contention and print it");
+  add_experiment_command(app, run, input::Command::Check,
+                         "Validate a schedule written as CSV (PyTorch's format), report a deadlock or time it");
+  add_platform_commands(app, run);
+  add_experiment_command(
+      app, run, input::Command::Simulate,
+      "Run a schedule with one SimGrid actor per GPU on a platform: contended p2p, collectives, traces");
+  add_experiment_commands(app, run);
+  add_options_command(app, run);
+}
+
+int guarded(const std::function<int()>& body) {
   try {
-    app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "pipegrid: error: " << e.what() << '\n';
-    return kExitInputError;
-  }
-  try {
-    return run();
+    return body();
   } catch (const InputError& e) {
     std::cerr << "pipegrid: error: " << e.what() << '\n';
     return kExitInputError;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pipegrid: internal error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pipegrid: internal error: " << e.what() << '\n';
+  } catch (...) {
+    std::cerr << "pipegrid: internal error: an exception of unknown type\n";
   }
+  return kExitInternalError;
+}
+
+int run_command_line(const std::vector<std::string>& args) {
+  return guarded([&] {
+    CLI::App app{"pipegrid: simulate pipeline-parallel LLM training schedules", "pipegrid"};
+    std::function<int()> run;
+    build_app(app, run);
+    std::vector<const char*> argv{"pipegrid"};
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    try {
+      app.parse(static_cast<int>(argv.size()), argv.data());
+    } catch (const CLI::Success& e) {  // --help, --version
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::cerr << "pipegrid: error: " << e.what() << '\n';
+      return kExitInputError;
+    }
+    return run();
+  });
 }
 
 }  // namespace pipegrid::cli

@@ -9,10 +9,12 @@
 #include <thread>
 #include <unistd.h>
 
+#include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "sim/cli/app.h"
-#include "sim/cli/exit_codes.h"
-#include "sim/sweep/experiment_file.h"
+#include "sim/cli/command_options.h"
+#include "sim/cli/experiment_runner.h"
+#include "sim/input/text_values.h"
 #include "sim/sweep/slurm.h"
 #include "sim/sweep/sweep_spec.h"
 
@@ -22,37 +24,10 @@ namespace pipegrid::cli {
 
 namespace {
 
-struct RunFlags {
-  std::string file;
-  bool plot = false;
-  std::vector<std::string> overrides;
-};
-
-struct SweepFlags {
-  std::string file;
-  std::string out;
-  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  double timeout = 0;
-  std::string shard;
-  bool merge = false;
-  bool slurm = false;
-  std::string partition;
-  int array_size = 1;
-  int jobs_per_task = 1;
-};
-
 std::string self_binary() {
   std::error_code error;
   const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? std::string("pipegrid") : path.string();
-}
-
-// The value of the last `flag` among the arguments, or "".
-std::string last_value(const std::vector<std::string>& args, const std::string& flag) {
-  std::string value;
-  for (std::size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == flag) value = args[i + 1];
-  return value;
 }
 
 // experiments/plot/gantt.py DIR/trace.csv --out DIR/gantt.png, with the system's Python (Debian's
@@ -70,90 +45,105 @@ bool draw_gantt(const std::string& out) {
   return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-int run_experiment(const RunFlags& flags) {
-  const toml::table table = sweep::read_toml(flags.file);
-  CLI::App app;
-  std::function<int()> unused;
-  build_app(app, unused);
-  const sweep::ExperimentCommand command = sweep::experiment_command(table, flags.file, app);
-  std::vector<std::string> args{command.command};
-  args.insert(args.end(), command.args.begin(), command.args.end());
-  args.insert(args.end(), flags.overrides.begin(), flags.overrides.end());
-  const std::string out = last_value(args, "--out");
-  if (flags.plot && out.empty()) throw InputError("--plot: needs an output directory ([output] out or --out)");
-  if (flags.plot && command.command != "simulate") throw InputError("--plot: draws a simulation's trace; this experiment runs " + command.command);
-  const int code = run_command_line(args);
-  if (code == kExitOk && flags.plot && !draw_gantt(out))
+// The experiment of FILE with the flags after it (any flag of its command) overriding its keys.
+input::Experiment experiment_with_overrides(const std::string& file, const std::vector<std::string>& overrides) {
+  input::Experiment experiment = input::read_experiment(input::read_toml(file), file);
+  if (overrides.empty()) return experiment;
+  CLI::App app{"", std::string("pipegrid ") + std::string(input::command_name(experiment.command()))};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  const CommandOptions options(app, experiment.command());
+  std::vector<const char*> argv{"pipegrid"};
+  for (const std::string& a : overrides) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    throw InputError(fmt::format("{}: {}", file, e.what()));
+  }
+  experiment.values.merge(options.values());
+  return experiment;
+}
+
+int run_experiment(const input::OptionValues& flags, const std::vector<std::string>& overrides) {
+  flags.check_required();
+  const std::string& file = flags.text("file");
+  const input::Experiment experiment = experiment_with_overrides(file, overrides);
+  const bool plot = flags.flag("plot");
+  if (plot && !experiment.values.has("out"))
+    throw InputError("--plot: needs an output directory ([output] out or --out)");
+  if (plot && experiment.command() != input::Command::Simulate)
+    throw InputError(fmt::format("--plot: draws a simulation's trace; this experiment runs {}",
+                                 input::command_name(experiment.command())));
+  const int code = run_and_print(experiment);
+  if (code == kExitOk && plot && !draw_gantt(experiment.values.text("out")))
     std::cerr << "pipegrid: warning: the Gantt chart could not be drawn (experiments/plot/gantt.py)\n";
   return code;
 }
 
-std::optional<sweep::Shard> parse_shard(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  sweep::Shard shard;
-  char slash = 0;
-  std::istringstream in(text);
-  if (!(in >> shard.index >> slash >> shard.count) || slash != '/' || !in.eof() || shard.count < 1 ||
-      shard.index < 0 || shard.index >= shard.count)
-    throw InputError(fmt::format("--shard {}: expected I/K with 0 <= I < K", text));
-  return shard;
+std::string reran_text(const std::map<std::string, std::size_t>& reran) {
+  std::size_t total = 0;
+  std::vector<std::string> reasons;
+  for (const auto& [reason, count] : reran) {
+    total += count;
+    reasons.push_back(fmt::format("{} ({})", reason, count));
+  }
+  return fmt::format("sweep: reran {} configuration{} with a result: {}\n", total, total == 1 ? "" : "s",
+                     fmt::join(reasons, ", "));
 }
 
-int run_sweep(const SweepFlags& flags) {
-  if (flags.jobs < 1) throw InputError(fmt::format("--jobs {}: must be at least 1", flags.jobs));
-  if (flags.timeout < 0) throw InputError(fmt::format("--timeout {}: must not be negative", flags.timeout));
-  const sweep::SweepSpec spec = sweep::read_sweep(flags.file);
-  sweep::SweepOptions options{flags.out, flags.jobs, flags.timeout, parse_shard(flags.shard), self_binary(),
-                              run_command_line};
-  if (flags.merge) {
-    const std::size_t rows = sweep::merge_shards(spec, flags.out);
+int run_sweep(const input::OptionValues& v) {
+  v.check_required();
+  const sweep::SweepSpec spec = sweep::read_sweep(v.text("file"));
+  sweep::SweepOptions options;
+  options.out = v.text("out");
+  options.jobs = v.has("jobs") ? static_cast<int>(v.integer("jobs"))
+                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.timeout_seconds = v.number("timeout");
+  options.force = v.flag("force");
+  if (v.has("shard")) {
+    const input::ShardText shard = input::parse_shard(v.text("shard"));
+    options.shard = sweep::Shard{shard.index, shard.count};
+  }
+  options.pipegrid = self_binary();
+  options.run_configuration = [](const input::Experiment& experiment) {
+    return guarded([&] { return run_and_print(experiment); });
+  };
+  if (v.flag("merge")) {
+    const std::size_t rows = sweep::merge_shards(spec, options.out);
     std::cerr << fmt::format("sweep: merged {} of {} configurations into {}/results.csv\n", rows,
-                             spec.configurations.size(), flags.out);
+                             spec.configurations.size(), options.out);
     return rows == spec.configurations.size() ? kExitOk : 1;
   }
-  if (flags.slurm) {
-    const std::string job = sweep::submit_array(flags.file, options, {flags.partition, flags.array_size, flags.jobs_per_task});
+  if (v.flag("slurm")) {
+    const sweep::SlurmOptions slurm{v.text("partition"), static_cast<int>(v.integer("array-size")),
+                                    static_cast<int>(v.integer("jobs-per-task"))};
+    const std::string job = sweep::submit_array(v.text("file"), options, slurm);
     std::cout << job << '\n';
     std::cerr << fmt::format("sweep: submitted job array {} ({} tasks); when it is done: pipegrid sweep {} --out {} --merge\n",
-                             job, flags.array_size, flags.file, flags.out);
+                             job, slurm.array_size, v.text("file"), options.out);
     return kExitOk;
   }
   const sweep::SweepTally tally = sweep::run_sweep(spec, options);
+  if (!tally.reran.empty()) std::cerr << reran_text(tally.reran);
   std::cerr << fmt::format("sweep: {} configurations, {} already done, {} ran ({} ok) in {:.1f} s; results in {}\n",
                            tally.configurations, tally.already_done, tally.ran, tally.ok, tally.seconds,
-                           sweep::results_path(flags.out, options.shard));
+                           sweep::results_path(options.out, options.shard));
   return kExitOk;
 }
 
 }  // namespace
 
 void add_experiment_commands(CLI::App& app, std::function<int()>& run) {
-  auto run_flags = std::make_shared<RunFlags>();
   CLI::App* run_command =
       app.add_subcommand("run", "Run an experiment file (TOML); flags after it override its keys");
-  run_command->add_option("file", run_flags->file, "experiment.toml: [platform] [parallel] [model] [sim] [output]")
-      ->required();
-  run_command->add_flag("--plot", run_flags->plot, "draw DIR/gantt.png from the run's trace");
+  auto run_options = std::make_shared<CommandOptions>(*run_command, input::Command::Run);
   run_command->allow_extras();
-  run_command->callback([&run, run_flags, run_command] {
-    run_flags->overrides = run_command->remaining();
-    run = [run_flags] { return run_experiment(*run_flags); };
+  run_command->callback([&run, run_options, run_command] {
+    run = [flags = run_options->values(), overrides = run_command->remaining()] { return run_experiment(flags, overrides); };
   });
 
-  auto sweep_flags = std::make_shared<SweepFlags>();
   CLI::App* sweep = app.add_subcommand("sweep", "Run every configuration of a sweep file, in parallel, resumably");
-  sweep->add_option("file", sweep_flags->file, "sweep.toml: base experiment, [axes], [[zip]]")->required();
-  sweep->add_option("--out", sweep_flags->out, "DIR: results.csv and runs/ID/ for each configuration")->required();
-  sweep->add_option("--jobs", sweep_flags->jobs, "configurations at once")->capture_default_str();
-  sweep->add_option("--timeout", sweep_flags->timeout, "seconds a run may take (0: no limit)")->capture_default_str();
-  sweep->add_option("--shard", sweep_flags->shard, "I/K: run only configurations I, I + K, I + 2K, …");
-  sweep->add_flag("--merge", sweep_flags->merge, "gather the shards' results into DIR/results.csv");
-  sweep->add_flag("--slurm", sweep_flags->slurm, "submit the sweep as a Slurm job array instead of running it");
-  sweep->add_option("--partition", sweep_flags->partition, "Slurm partition");
-  sweep->add_option("--array-size", sweep_flags->array_size, "Slurm array tasks (shards)")->capture_default_str();
-  sweep->add_option("--jobs-per-task", sweep_flags->jobs_per_task, "configurations at once in each task")
-      ->capture_default_str();
-  sweep->callback([&run, sweep_flags] { run = [sweep_flags] { return run_sweep(*sweep_flags); }; });
+  auto sweep_options = std::make_shared<CommandOptions>(*sweep, input::Command::Sweep);
+  sweep->callback([&run, sweep_options] { run = [sweep_options] { return run_sweep(sweep_options->values()); }; });
 }
 
 }  // namespace pipegrid::cli

@@ -5,7 +5,8 @@
 #include <memory>
 
 #include "common/input_error.h"
-#include "sim/cli/exit_codes.h"
+#include "common/exit_codes.h"
+#include "sim/cli/command_options.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_summary.h"
@@ -16,73 +17,45 @@ namespace pipegrid::cli {
 
 namespace {
 
-// CLI11 fills a plain value; the callback copies it into the optional only when the flag was given,
-// so that an absent flag keeps the preset's value.
-template <typename Value>
-struct OptionalFlag {
-  Value value{};
-  CLI::Option* option = nullptr;
-  std::optional<Value> get() const { return option->count() ? std::optional<Value>(value) : std::nullopt; }
-};
-
-struct GenFlags {
-  platform::ClusterOptions options;
-  OptionalFlag<std::string> nvlink_bandwidth, ib_bandwidth;
-  OptionalFlag<long> nics_per_node, nodes_per_leaf;
-  OptionalFlag<double> oversubscription;
-};
-
-struct InfoFlags {
-  std::string file;
-  std::vector<std::string> route;  // two host names
-};
-
 void add_gen(CLI::App& platform, std::function<int()>& run) {
-  auto flags = std::make_shared<GenFlags>();
   CLI::App* gen = platform.add_subcommand(
       "gen", "Write the SimGrid platform file of a GPU cluster to stdout (platforms/README.md explains it)");
-  gen->add_option("--preset", flags->options.preset, "dgx-a100, dgx-h100 or h800")->required();
-  gen->add_option("--nodes", flags->options.nodes, "nodes of 8 GPUs")->required();
-  flags->nvlink_bandwidth.option = gen->add_option(
-      "--nvlink-bw", flags->nvlink_bandwidth.value, "one GPU's NVLink per direction: 300GBps, 2400Gbps or bytes/s");
-  flags->ib_bandwidth.option =
-      gen->add_option("--ib-bw", flags->ib_bandwidth.value, "one InfiniBand port per direction: 25GBps, 200Gbps, …");
-  flags->nics_per_node.option =
-      gen->add_option("--nics-per-node", flags->nics_per_node.value, "InfiniBand ports (rails) per node: 1, 2, 4 or 8");
-  flags->oversubscription.option = gen->add_option(
-      "--oversubscription", flags->oversubscription.value, "leaf down- over uplink capacity, at least 1 (non-blocking)");
-  flags->nodes_per_leaf.option =
-      gen->add_option("--nodes-per-leaf", flags->nodes_per_leaf.value, "nodes under one leaf switch (scalable unit)");
-  gen->callback([&run, flags] {
-    run = [flags] {
-      platform::ClusterOptions options = flags->options;
-      options.nvlink_bandwidth = flags->nvlink_bandwidth.get();
-      options.ib_bandwidth = flags->ib_bandwidth.get();
-      options.nics_per_node = flags->nics_per_node.get();
-      options.oversubscription = flags->oversubscription.get();
-      options.nodes_per_leaf = flags->nodes_per_leaf.get();
-      platform::write_platform_xml(std::cout, platform::make_cluster_spec(options));
+  auto options = std::make_shared<CommandOptions>(*gen, input::Command::PlatformGen);
+  gen->callback([&run, options] {
+    run = [options] {
+      const input::OptionValues v = options->values();
+      v.check_required();
+      platform::ClusterOptions cluster;
+      cluster.preset = v.text("preset");
+      cluster.nodes = v.integer("nodes");
+      if (v.has("nvlink-bw")) cluster.nvlink_bandwidth = v.text("nvlink-bw");
+      if (v.has("ib-bw")) cluster.ib_bandwidth = v.text("ib-bw");
+      if (const auto nics = v.given_int("nics-per-node")) cluster.nics_per_node = *nics;
+      cluster.oversubscription = v.given_number("oversubscription");
+      if (const auto per_leaf = v.given_int("nodes-per-leaf")) cluster.nodes_per_leaf = *per_leaf;
+      platform::write_platform_xml(std::cout, platform::make_cluster_spec(cluster));
       return kExitOk;
     };
   });
 }
 
 void add_info(CLI::App& platform, std::function<int()>& run) {
-  auto flags = std::make_shared<InfoFlags>();
   CLI::App* info = platform.add_subcommand(
       "info", "Check a platform file and summarise it; with --route, the route SimGrid computes between two hosts");
-  info->add_option("file", flags->file, "a SimGrid platform file (DTD 4.1)")->required();
-  info->add_option("--route", flags->route, "two host names, e.g. --route node0-gpu0 node1-gpu0")->expected(2);
-  info->callback([&run, flags] {
-    run = [flags] {
-      const platform::PlatformFacts facts = platform::read_platform(flags->file);
+  auto options = std::make_shared<CommandOptions>(*info, input::Command::PlatformInfo);
+  info->callback([&run, options] {
+    run = [options] {
+      const input::OptionValues v = options->values();
+      v.check_required();
+      const std::string& file = v.text("file");
+      const std::vector<std::string> route = v.names("route");
+      const platform::PlatformFacts facts = platform::read_platform(file);
       // Checked here, before SimGrid starts, so that a typo is our one line and not a SimGrid abort.
-      for (const std::string& host : flags->route)
-        if (!facts.has_host(host))
-          throw InputError(fmt::format("--route {}: no host of that name in {}", host, flags->file));
+      for (const std::string& host : route)
+        if (!facts.has_host(host)) throw InputError(fmt::format("--route {}: no host of that name in {}", host, file));
       platform::describe_platform(std::cout, facts);
-      if (flags->route.size() == 2) {
-        const auto routes = platform::simgrid_routes(flags->file, {{flags->route[0], flags->route[1]}});
+      if (route.size() == 2) {
+        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
         std::cout << '\n';
         platform::describe_route(std::cout, facts, routes.front());
       }

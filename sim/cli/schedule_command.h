@@ -1,14 +1,14 @@
-// `pipegrid schedule` (generate, check and time a named schedule, or compare them all) and
-// `pipegrid check` (the same for a schedule written by hand as CSV).
+// What `pipegrid schedule` and `pipegrid check` print: per --format a table, an ASCII timeline, the
+// programs as CSV or the metrics as JSON — for one schedule or, with --schedule all, for every one.
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <functional>
+#include <string>
+
+#include "sim/run/schedule_job.h"
 
 namespace pipegrid::cli {
 
-/// Adds the two subcommands to `app`. Each sets `run` to its action when it is the one chosen;
-/// the action returns the process's exit code (exit_codes.h) and may throw InputError.
-void add_schedule_commands(CLI::App& app, std::function<int()>& run);
+/// Prints the outcome and returns the exit code: 0, or 3 for a deadlock (the report on stderr).
+int print_schedule_outcome(const run::ScheduleOutcome& outcome, const std::string& format);
 
 }  // namespace pipegrid::cli

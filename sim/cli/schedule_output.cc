@@ -5,28 +5,20 @@
 #include <fmt/format.h>
 #include <ostream>
 
+#include "sim/run/schedule_report.h"
+
 namespace pipegrid::cli {
+
+using run::ScheduleRun;
+using run::model_stages_per_rank;
+using run::parameters_share;
+using run::peak_in_rank_shares;
 
 namespace {
 
 std::string describe_times(const ActionTimes& t) {
   return fmt::format("F {}, B {}, W {}, I {}, FB {}", format_number(t.f), format_number(t.b), format_number(t.w),
                      format_number(t.i()), format_number(t.pair()));
-}
-
-nlohmann::json times_json(const ActionTimes& t) {
-  return {{"f", t.f}, {"b", t.b}, {"w", t.w}, {"i", t.i()}, {"fb", t.pair()}};
-}
-
-// Peak activations in units of a rank's share of the model (model_stages_per_rank stages make one).
-double peak_in_rank_shares(const ScheduleRun& run) {
-  const int peak = *std::max_element(run.peak_activations.begin(), run.peak_activations.end());
-  return static_cast<double>(peak) / model_stages_per_rank(run.schedule);
-}
-
-// Parameters per rank relative to an even split of the model over the ranks (2 for DualPipe's copies).
-double parameters_share(const Schedule& s) {
-  return static_cast<double>(s.num_stages()) / s.layout.num_model_stages();
 }
 
 }  // namespace
@@ -53,26 +45,6 @@ void print_table(std::ostream& out, const ScheduleRun& run) {
   }
 }
 
-nlohmann::json to_json(const ScheduleRun& run) {
-  const Schedule& s = run.schedule;
-  nlohmann::json ranks = nlohmann::json::array();
-  for (int r = 0; r < s.ranks; ++r) {
-    const RankTiming& t = run.timing.ranks[r];
-    ranks.push_back({{"rank", r}, {"busy", t.busy}, {"idle", t.idle}, {"peak_activations", run.peak_activations[r]}});
-  }
-  return {{"schedule", s.name},
-          {"pp", s.ranks},
-          {"microbatches", s.microbatches},
-          {"chunks", s.chunks},
-          {"times", times_json(run.times)},
-          {"p2p_latency", run.options.p2p_latency},
-          {"p2p", p2p_mode_name(run.options.p2p)},
-          {"makespan", run.timing.makespan},
-          {"bubble_fraction", run.timing.bubble_fraction},
-          {"longest_rank_span", run.timing.longest_rank_span},
-          {"ranks", std::move(ranks)}};
-}
-
 void print_comparison(std::ostream& out, const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,
                       const std::vector<std::string>& skipped) {
   if (!runs.empty())
@@ -89,18 +61,6 @@ void print_comparison(std::ostream& out, const std::vector<ScheduleRun>& runs, c
                        format_number(run.timing.longest_rank_span),
                        format_number(peak_in_rank_shares(run)), format_number(parameters_share(run.schedule)));
   for (const std::string& reason : skipped) out << "skipped " << reason << '\n';
-}
-
-nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,
-                               const std::vector<std::string>& skipped) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const ScheduleRun& run : runs) {
-    nlohmann::json row = to_json(run);
-    row["peak_activations_rank_shares"] = peak_in_rank_shares(run);
-    row["parameters_share"] = parameters_share(run.schedule);
-    rows.push_back(std::move(row));
-  }
-  return {{"times_per_rank_stage", times_json(per_rank_stage)}, {"schedules", std::move(rows)}, {"skipped", skipped}};
 }
 
 }  // namespace pipegrid::cli

@@ -1,12 +1,13 @@
-// `pipegrid simulate`: a schedule run by one SimGrid actor per GPU on a platform file.
+// What `pipegrid simulate` prints: the run's table (or its summary as JSON), or the deadlock report.
 #pragma once
 
-#include <CLI/CLI.hpp>
-#include <functional>
+#include <string>
+
+#include "sim/run/simulation_job.h"
 
 namespace pipegrid::cli {
 
-/// Adds the subcommand to `app`; when chosen it sets `run` (see schedule_command.h).
-void add_simulate_command(CLI::App& app, std::function<int()>& run);
+/// Prints the outcome per --format (table or json) and returns the exit code: 0, or 3 for a deadlock.
+int print_simulation_outcome(const run::SimulationOutcome& outcome, const std::string& format);
 
 }  // namespace pipegrid::cli

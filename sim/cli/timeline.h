@@ -4,9 +4,11 @@
 
 #include <iosfwd>
 
-#include "sim/cli/schedule_run.h"
+#include "sim/run/schedule_run.h"
 
 namespace pipegrid::cli {
+
+using run::ScheduleRun;
 
 /// Widest diagram draw_timeline agrees to draw, in columns.
 inline constexpr long kMaxTimelineColumns = 20000;

@@ -8,6 +8,8 @@
 #include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "sim/simgrid/simgrid_engine.h"
+#include "sim/simgrid/simgrid_errors.h"
 
 namespace pipegrid::sim {
 
@@ -53,13 +55,15 @@ SimulationResult simulate(const SimulationInput& input) {
   char name[] = "pipegrid";
   char* argv[] = {name, nullptr};
   quiet_simgrid_logs();
+  use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
+  SimGridErrors errors;
   // Measured on the 3072-GPU Megatron layout (README, "Performance"): the CPU model's trace
   // integration (exact for constant host speeds) saves 5 % of the run, and dropping the stack guard
   // page of each of the thousands of actors 10 %.
   sg4::Engine::set_config("cpu/optim:TI");
   sg4::Engine::set_config("contexts/guard-size:0");
-  engine.load_platform(input.platform_file);
+  load_platform(engine, errors, input.platform_file);
 
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "common/number_format.h"
 
 namespace pipegrid::sim {
 
@@ -37,9 +38,11 @@ Placement::Placement(const ParallelSizes& sizes, const std::string& order, const
     : sizes_(sizes) {
   for (auto [flag, value] : {std::pair{"--tp", sizes.tp}, {"--pp", sizes.pp}, {"--dp", sizes.dp}})
     if (value < 1) throw InputError(fmt::format("{} {}: must be at least 1", flag, value));
-  if (sizes.gpus() > static_cast<int>(gpus.size()))
+  // In doubles (exact below 2^53): t·p·d may exceed an int (--tp 65536 --dp 65536), which gpus() counts in.
+  const double needed = static_cast<double>(sizes.tp) * sizes.pp * sizes.dp;
+  if (needed > static_cast<double>(gpus.size()))
     throw InputError(fmt::format("--tp {} --pp {} --dp {}: needs {} GPUs, the platform has {}", sizes.tp, sizes.pp,
-                                 sizes.dp, sizes.gpus(), gpus.size()));
+                                 sizes.dp, format_number(needed), gpus.size()));
   const std::array<int, 3> dims = parse_order(order);
   const std::array<int, 3> extent = {sizes.tp, sizes.dp, sizes.pp};
   int stride = 1;

@@ -65,6 +65,7 @@ struct PlatformFacts {
   std::vector<std::pair<std::string, std::string>> config;  // the <config> props, in file order
   std::string network_model;  // network/model from <config>, or SimGrid's default "LV08"
   std::string routing;        // the routing of the outermost zone
+  std::vector<std::string> profile_files;  // the profiles it names, where SimGrid will open them
 
   /// nullptr when there is no such link.
   const LinkFacts* find_link(std::string_view name) const;

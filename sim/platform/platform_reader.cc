@@ -1,7 +1,9 @@
 #include "sim/platform/platform_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
@@ -12,6 +14,8 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "sim/platform/profile_check.h"
+#include "sim/platform/simgrid_config.h"
 #include "sim/platform/units.h"
 
 namespace pipegrid::platform {
@@ -20,6 +24,11 @@ namespace {
 
 // SimGrid's default network model when a file does not choose one.
 constexpr const char* kSimGridDefaultModel = "LV08";
+
+// Hosts compute at their peak speed, one op at a time, as a wait of flops / speed: a profile that
+// changes their speed or turns them off would be silently ignored, so it is refused instead.
+constexpr const char* kHostProfileRule =
+    "host speed and state profiles are not simulated yet (a GPU computes at its peak speed, always on)";
 
 // The file's text and where each line starts, to turn pugixml's offsets into line numbers.
 class SourceText {
@@ -30,6 +39,7 @@ class SourceText {
       if (text_[i] == '\n') line_starts_.push_back(i + 1);
   }
   const std::string& text() const { return text_; }
+  const std::string& path() const { return path_; }
   int line_at(std::ptrdiff_t offset) const {
     if (offset < 0) return 0;
     const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<std::size_t>(offset));
@@ -60,14 +70,21 @@ class Reader {
   Reader(const SourceText& source, PlatformFacts& facts) : source_(source), facts_(facts) {}
 
   void read_platform(const pugi::xml_node& platform) {
+    bool zones_seen = false;
     for (const pugi::xml_node& child : platform.children()) {
       const std::string_view name = child.name();
       if (name == "config") {
-        for (const pugi::xml_node& prop : child.children("prop"))
-          facts_.config.emplace_back(prop.attribute("id").value(), prop.attribute("value").value());
+        // SimGrid's parser refuses a <config> once the platform has begun.
+        if (zones_seen) source_.fail(child, "<config> must come before the zones");
+        read_config(child);
       } else if (name == "zone" || name == "AS") {
+        zones_seen = true;
         read_zone(child);
-      } else if (name != "trace" && name != "trace_connect") {
+      } else if (name == "trace") {
+        read_trace(child);
+      } else if (name == "trace_connect") {
+        refuse_trace_connect(child);
+      } else {
         refuse(child);
       }
     }
@@ -75,7 +92,38 @@ class Reader {
   }
 
  private:
+  void read_config(const pugi::xml_node& config) {
+    for (const pugi::xml_node& prop : config.children()) {
+      if (std::string_view(prop.name()) != "prop") refuse(prop);
+      const std::string key = prop.attribute("id").value(), value = prop.attribute("value").value();
+      if (const std::string rule = config_rule(key, value); !rule.empty())
+        source_.fail(prop, fmt::format("<config> {} = {}: {}", key, value, rule));
+      facts_.config.emplace_back(key, value);
+    }
+  }
+
+  // The routings SimGrid 3.32 accepts (src/surf/sg_platf.cpp, compared without case), and the
+  // four that pipegrid reads: zones of hosts, routers, links and routes between them.
+  void check_routing(const pugi::xml_node& zone) {
+    const std::string routing = zone.attribute("routing").value();
+    const auto is = [&](std::string_view name) {
+      return routing.size() == name.size() &&
+             std::equal(routing.begin(), routing.end(), name.begin(),
+                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+    };
+    for (std::string_view read : {"Full", "Floyd", "Dijkstra", "DijkstraCache"})
+      if (is(read)) return;
+    for (std::string_view other : {"Cluster", "None", "Vivaldi", "Wifi"})
+      if (is(other))
+        source_.fail(zone, fmt::format("zone {}: routing {} is SimGrid's, but pipegrid reads only zones routed Full, "
+                                       "Floyd, Dijkstra or DijkstraCache",
+                                       zone.attribute("id").value(), routing));
+    source_.fail(zone, fmt::format("zone {}: routing must be Full, Floyd, Dijkstra or DijkstraCache, got {}",
+                                   zone.attribute("id").value(), routing.empty() ? "nothing" : routing));
+  }
+
   void read_zone(const pugi::xml_node& zone) {
+    check_routing(zone);
     if (facts_.routing.empty()) facts_.routing = zone.attribute("routing").value();
     for (const pugi::xml_node& child : zone.children()) {
       const std::string_view name = child.name();
@@ -84,8 +132,55 @@ class Reader {
       else if (name == "router") add_netpoint(child);
       else if (name == "link") read_link(child);
       else if (name == "route") route_nodes_.push_back(child);
-      else if (name != "prop" && name != "trace" && name != "trace_connect") refuse(child);
+      else if (name == "trace") read_trace(child);
+      else if (name == "trace_connect") refuse_trace_connect(child);
+      else if (name != "prop") refuse(child);
     }
+  }
+
+  // A profile file named by an attribute: found where SimGrid looks, and well-formed.
+  void read_profile_file(const pugi::xml_node& node, const std::string& what, const char* attribute, ProfileKind kind) {
+    const std::string name = node.attribute(attribute).value();
+    if (name.empty()) source_.fail(node, fmt::format("{}: {} names no file", what, attribute));
+    if (std::filesystem::path(name).is_absolute())
+      source_.fail(node, fmt::format("{}: {} {}: SimGrid 3.32 cannot open a profile by its absolute path; name it "
+                                     "relative to the platform file",
+                                     what, attribute, name));
+    const std::optional<std::string> found = locate_profile(name, source_.path());
+    if (!found)
+      source_.fail(node, fmt::format("{}: {} {}: no such file in the working directory or beside the platform file",
+                                     what, attribute, name));
+    std::ifstream in(*found, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (const std::string rule = profile_rule(text.str(), kind); !rule.empty())
+      source_.fail(node, fmt::format("{}: {} {}: {}", what, attribute, name, rule));
+    facts_.profile_files.push_back(*found);
+  }
+
+  // <trace id periodicity [file]>content</trace>: read as SimGrid reads it, checked for form only,
+  // since nothing it may be connected to is simulated yet (see refuse_trace_connect).
+  void read_trace(const pugi::xml_node& node) {
+    const std::string what = fmt::format("trace {}", id_of(node));
+    if (node.attribute("periodicity").empty()) source_.fail(node, what + ": needs a periodicity");
+    if (!node.attribute("file").empty()) {
+      read_profile_file(node, what, "file", ProfileKind::Any);
+      return;
+    }
+    const std::string content = node.child_value();
+    if (content.find_first_not_of(" \t\r\n") == std::string::npos)
+      source_.fail(node, what + ": has neither content nor a file");
+    if (const std::string rule = profile_rule(content, ProfileKind::Any); !rule.empty())
+      source_.fail(node, fmt::format("{}: {}", what, rule));
+  }
+
+  [[noreturn]] void refuse_trace_connect(const pugi::xml_node& node) const {
+    const std::string kind = node.attribute("kind").as_string("HOST_AVAIL");
+    const bool link = kind == "LINK_AVAIL" || kind == "BANDWIDTH" || kind == "LATENCY";
+    source_.fail(node, link ? fmt::format("<trace_connect kind=\"{}\">: SimGrid 3.32 cannot connect a trace to a link "
+                                          "(the link is sealed first); give the link a bandwidth_file or latency_file",
+                                          kind)
+                            : fmt::format("<trace_connect kind=\"{}\">: {}", kind, kHostProfileRule));
   }
 
   [[noreturn]] void refuse(const pugi::xml_node& node) const {
@@ -111,10 +206,21 @@ class Reader {
   void read_host(const pugi::xml_node& node) {
     const std::string id = add_netpoint(node);
     const std::string speed_text = node.attribute("speed").value();
-    // Several pstates are "f0, f1, …"; a host starts in pstate 0.
-    const std::string first_pstate = speed_text.substr(0, speed_text.find(','));
-    const double speed = positive_quantity(node, fmt::format("host {}: speed", id), speed_text,
-                                           parse_speed(first_pstate), "312Tf");
+    // Several pstates are "f0, f1, …"; a host starts in pstate 0, and SimGrid reads them all.
+    double speed = 0;
+    for (std::size_t begin = 0; begin <= speed_text.size();) {
+      const std::size_t end = std::min(speed_text.find(',', begin), speed_text.size());
+      std::string pstate = speed_text.substr(begin, end - begin);
+      pstate.erase(0, pstate.find_first_not_of(' '));
+      pstate.erase(pstate.find_last_not_of(' ') + 1);
+      const double value =
+          positive_quantity(node, fmt::format("host {}: speed", id), speed_text, parse_speed(pstate), "312Tf");
+      if (begin == 0) speed = value;
+      begin = end + 1;
+    }
+    for (const char* profile : {"speed_file", "state_file", "availability_file"})
+      if (!node.attribute(profile).empty())
+        source_.fail(node, fmt::format("host {}: {}: {}", id, profile, kHostProfileRule));
     std::map<std::string, pugi::xml_node> props;
     for (const pugi::xml_node& prop : node.children("prop")) props[prop.attribute("id").value()] = prop;
     if (!props.contains("role") || std::string_view(props["role"].attribute("value").value()) != "gpu") {
@@ -177,6 +283,12 @@ class Reader {
     if (!(*latency >= 0) || !std::isfinite(*latency))
       source_.fail(node, fmt::format("link {}: latency must not be negative, got {}", link.name, latency_text));
     link.latency = *latency;
+    if (!node.attribute("state_file").empty())
+      source_.fail(node, fmt::format("link {}: state_file: turning links off and on is not simulated yet", link.name));
+    for (const auto& [attribute, kind] : {std::pair{"bandwidth_file", ProfileKind::Bandwidth},
+                                          std::pair{"latency_file", ProfileKind::Latency}})
+      if (!node.attribute(attribute).empty())
+        read_profile_file(node, fmt::format("link {}", link.name), attribute, kind);
     link.sharing_policy = node.attribute("sharing_policy").as_string("SHARED");
     if (link.sharing_policy == "FULLDUPLEX") link.sharing_policy = "SPLITDUPLEX";  // SimGrid's old spelling
     if (link.sharing_policy != "SHARED" && link.sharing_policy != "SPLITDUPLEX" && link.sharing_policy != "FATPIPE")
@@ -248,11 +360,18 @@ bool PlatformFacts::has_host(std::string_view name) const {
 }
 
 PlatformFacts read_platform(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error))
+    throw InputError(fmt::format("{}: not a regular file (SimGrid reads the platform file a second time)", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const SourceText source(path, buffer.str());
+  return read_platform_text(path, buffer.str());
+}
+
+PlatformFacts read_platform_text(const std::string& path, std::string text) {
+  const SourceText source(path, std::move(text));
 
   pugi::xml_document document;
   const pugi::xml_parse_result parsed = document.load_buffer(source.text().data(), source.text().size());

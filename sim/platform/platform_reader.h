@@ -9,10 +9,13 @@
 
 namespace pipegrid::platform {
 
-/// Parses `path` with pugixml and returns its facts. Reads <config> props and, in <zone>s (nested
-/// or not), <host>, <router>, <link> and <route>; <trace> and <trace_connect> are SimGrid's alone
-/// and skipped; other elements (<cluster>, <backbone>, zone routes, …) are refused. Quantities are
-/// read as SimGrid reads them (units.h). Throws InputError, one line, e.g.:
+/// Parses `path` with pugixml and returns its facts. Reads <config> props (checked against SimGrid
+/// 3.32's settings, simgrid_config.h) and, in <zone>s (nested or not, routed Full, Floyd, Dijkstra or
+/// DijkstraCache), <host>, <router>, <link> and <route>; other elements (<cluster>, <backbone>, zone
+/// routes, …) are refused. Quantities are read as SimGrid reads them (units.h). A link's
+/// bandwidth_file and latency_file, and <trace> elements, are found and checked as SimGrid reads them
+/// (profile_check.h); host speed and state profiles, link state profiles and <trace_connect> are
+/// refused, because what they change is not simulated yet. Throws InputError, one line, e.g.:
 ///   FILE: cannot open the file
 ///   FILE:LINE: malformed XML: <pugixml's description>
 ///   FILE:LINE: the root element must be <platform version="4.1">, got <platform version="3">
@@ -28,7 +31,12 @@ namespace pipegrid::platform {
 ///   FILE:LINE: route A -> B: a route from A to B is already declared at line N
 ///   FILE:LINE: duplicate id X, first declared at line N
 ///   FILE: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/>
+///   FILE:LINE: <config> network/model = cm02: must be one of LV08, Constant, SMPI, IB, CM02
+///   FILE:LINE: zone Z: routing must be Full, Floyd, Dijkstra or DijkstraCache, got Bogus
+///   FILE:LINE: link L: bandwidth_file bw.txt: line 3: dates must not decrease, but 1 follows 2
 /// LINE is that of the element at fault (of the <prop> or <link_ctn> when one is).
 PlatformFacts read_platform(const std::string& path);
+/// The same for a file's text already read (`path` names it in errors and locates its profiles).
+PlatformFacts read_platform_text(const std::string& path, std::string text);
 
 }  // namespace pipegrid::platform

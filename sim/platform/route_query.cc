@@ -7,6 +7,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include "common/input_error.h"
+#include "sim/simgrid/simgrid_engine.h"
 
 namespace pipegrid::platform {
 
@@ -17,13 +18,11 @@ std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
   std::string quiet = "--log=xbt_cfg.thres:warning";
   char* argv[] = {program.data(), quiet.data(), nullptr};
   int argc = 2;
+  sim::use_sanitizable_contexts();
   simgrid::s4u::Engine engine(&argc, argv);
-  try {
-    engine.load_platform(platform_path);
-  } catch (const std::exception& e) {
-    // read_platform checks what pipegrid knows of; anything else SimGrid rejects is still bad input.
-    throw InputError(fmt::format("{}: SimGrid cannot load it: {}", platform_path, e.what()));
-  }
+  sim::SimGridErrors errors;
+  // read_platform checks what pipegrid knows of; anything else SimGrid rejects is still bad input.
+  sim::load_platform(engine, errors, platform_path);
   for (const auto& [src, dst] : pairs)
     for (const std::string& name : {src, dst})
       if (!engine.host_by_name_or_null(name))

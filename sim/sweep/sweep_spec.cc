@@ -1,72 +1,108 @@
 #include "sim/sweep/sweep_spec.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 #include "common/input_error.h"
-#include "sim/sweep/experiment_file.h"
+#include "sim/input/option_schema.h"
+#include "sim/run/limits.h"
 
 namespace pipegrid::sweep {
 
 namespace {
 
+using input::Experiment;
+using input::OptionSpec;
+
 std::string where(const std::string& source, const toml::node& node) {
   return fmt::format("{}:{}:{}", source, node.source().begin.line, node.source().begin.column);
 }
 
-// One dimension of the product: one key (an axis) or several moving together (a zip group).
+// One dimension of the product: one key (an axis) or several moving together (a zip group), each
+// point the checked values of its keys.
 struct Dimension {
-  std::vector<std::string> keys;
-  std::vector<std::vector<const toml::node*>> points;  // points[i][k]: the value of keys[k] at point i
+  std::vector<const OptionSpec*> options;
+  std::vector<std::vector<input::Value>> points;  // points[i][k]: the value of options[k] at point i
 };
 
-void set_value(toml::table& experiment, const std::string& path, const toml::node& value) {
-  const auto dot = path.find('.');
-  const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
-  if (!experiment.contains(section)) experiment.insert(section, toml::table{});
-  toml::table& table = *experiment[section].as_table();
-  value.visit([&](const auto& v) { table.insert_or_assign(key, v); });
-}
-
 const toml::array& axis_list(const std::string& source, const std::string& path, const toml::node& node) {
-  if (!find_key(path)) throw InputError(fmt::format("{}: {}: unknown key", where(source, node), path));
+  if (!input::is_experiment_key(path)) throw InputError(fmt::format("{}: {}: unknown key", where(source, node), path));
   const toml::array* list = node.as_array();
   if (!list || list->empty())
     throw InputError(fmt::format("{}: {}: expected a non-empty list of values", where(source, node), path));
   return *list;
 }
 
-}  // namespace
-
-std::string value_text(const toml::node& node) {
-  if (const auto* s = node.as_string()) return s->get();
-  if (const auto* i = node.as_integer()) return std::to_string(i->get());
-  if (const auto* f = node.as_floating_point()) return fmt::format("{}", f->get());
-  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
-  return "?";
-}
-
-SweepSpec read_sweep(const std::string& path) {
-  const toml::table file = read_toml(path);
-  SweepSpec spec;
-  spec.source = path;
-  toml::table base;
-  if (const toml::node* b = file.get("base")) {
-    if (const auto* name = b->as_string()) {
-      const auto base_path = std::filesystem::path(path).parent_path() / name->get();
-      base = read_toml(base_path.string());
-    } else if (const auto* table = b->as_table()) {
-      base = *table;
-    } else {
-      throw InputError(fmt::format("{}: base: expected a file name or a table", where(path, *b)));
+// The option an axis sets for the base experiment's command, and each value checked against it.
+std::vector<input::Value> axis_values(const std::string& source, const std::string& path, const toml::array& list,
+                                      input::Command command, const OptionSpec*& option) {
+  const std::size_t dot = path.find('.');
+  option = dot == std::string::npos ? nullptr
+                                    : input::find_experiment_key(command, path.substr(0, dot), path.substr(dot + 1));
+  if (!option)
+    throw InputError(fmt::format("{}: {}: `pipegrid {}` has no such option", where(source, list), path,
+                                 input::command_name(command)));
+  std::vector<input::Value> values;
+  for (const toml::node& node : list) {
+    try {
+      values.push_back(input::toml_value(*option, node));
+    } catch (const input::BrokenRule& broken) {
+      throw InputError(fmt::format("{}: {}: {}", where(source, node), path, broken.rule));
     }
   }
+  return values;
+}
+
+Experiment read_base(const std::string& path, const toml::table& file) {
+  const toml::node* b = file.get("base");
+  if (!b) return input::read_experiment(toml::table{}, path);
+  if (const auto* name = b->as_string()) {
+    const std::string base_path = (std::filesystem::path(path).parent_path() / name->get()).string();
+    return input::read_experiment(input::read_toml(base_path), base_path);
+  }
+  if (const auto* table = b->as_table()) return input::read_experiment(*table, path);
+  throw InputError(fmt::format("{}: base: expected a file name or a table", where(path, *b)));
+}
+
+std::string axis_values_text(const std::vector<std::string>& axes, const std::vector<std::string>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < axes.size(); ++i) text += fmt::format("{}{}={}", i ? " " : "", axes[i], values[i]);
+  return text;
+}
+
+// Refuses a product this machine could not hold, before building it.
+void check_size(const std::string& path, const std::vector<Dimension>& dimensions) {
+  double product = 1;
+  std::vector<std::string> factors;
+  for (const Dimension& d : dimensions) {
+    product *= static_cast<double>(d.points.size());
+    factors.push_back(std::to_string(d.points.size()));
+  }
+  const double limit = std::floor(run::memory_limit_bytes() / kBytesPerConfiguration);
+  if (product <= limit) return;
+  throw InputError(
+      fmt::format("{}: {:.2g} configurations ({}) need ~{}; the limit on this machine is {:.2g} "
+                  "configurations (~{})",
+                  path, product, fmt::join(factors, " × "), run::human_bytes(product * kBytesPerConfiguration), limit,
+                  run::human_bytes(limit * kBytesPerConfiguration)));
+}
+
+}  // namespace
+
+SweepSpec read_sweep(const std::string& path) {
+  const toml::table file = input::read_toml(path);
+  SweepSpec spec;
+  spec.source = path;
   for (const auto& [name, node] : file) {
     const std::string key(name.str());
     if (key != "base" && key != "axes" && key != "zip")
-      throw InputError(fmt::format("{}: {}: unknown key; a sweep has base, [axes] and [[zip]]", where(path, node), key));
+      throw InputError(
+          fmt::format("{}: {}: unknown key; a sweep has base, [axes] and [[zip]]", where(path, node), key));
   }
+  const Experiment base = read_base(path, file);
 
   std::vector<Dimension> dimensions;
   std::set<std::string> seen;
@@ -79,8 +115,10 @@ SweepSpec read_sweep(const std::string& path) {
       const std::string axis(name.str());
       const toml::array& list = axis_list(path, axis, node);
       claim(axis, node);
-      Dimension d{{axis}, {}};
-      for (const toml::node& value : list) d.points.push_back({&value});
+      Dimension d;
+      d.options.emplace_back();
+      for (input::Value& value : axis_values(path, axis, list, base.command(), d.options.back()))
+        d.points.push_back({std::move(value)});
       dimensions.push_back(std::move(d));
     }
   if (const toml::array* zips = file["zip"].as_array())
@@ -88,35 +126,45 @@ SweepSpec read_sweep(const std::string& path) {
       const toml::table* group = group_node.as_table();
       if (!group) throw InputError(fmt::format("{}: zip: expected [[zip]] tables", where(path, group_node)));
       Dimension d;
-      std::size_t length = 0;
       for (const auto& [name, node] : *group) {
         const std::string axis(name.str());
         const toml::array& list = axis_list(path, axis, node);
-        if (!d.keys.empty() && list.size() != length)
+        if (!d.options.empty() && list.size() != d.points.size())
           throw InputError(fmt::format("{}: {}: {} values where this zip group's other lists have {}",
-                                       where(path, node), axis, list.size(), length));
-        length = list.size();
+                                       where(path, node), axis, list.size(), d.points.size()));
         claim(axis, node);
-        d.keys.push_back(axis);
-        d.points.resize(length);
-        for (std::size_t i = 0; i < length; ++i) d.points[i].push_back(list.get(i));
+        d.options.emplace_back();
+        std::vector<input::Value> values = axis_values(path, axis, list, base.command(), d.options.back());
+        d.points.resize(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) d.points[i].push_back(std::move(values[i]));
       }
-      if (!d.keys.empty()) dimensions.push_back(std::move(d));
+      if (!d.options.empty()) dimensions.push_back(std::move(d));
     }
+  check_size(path, dimensions);
 
   // The cartesian product, the last dimension varying fastest.
+  std::map<std::string, std::size_t> first_with_id;
   std::vector<std::size_t> at(dimensions.size(), 0);
   for (std::size_t index = 0;; ++index) {
-    Configuration c;
-    c.index = index;
-    c.experiment = base;
+    Configuration c{index, "", {}, base};
     for (std::size_t d = 0; d < dimensions.size(); ++d)
-      for (std::size_t k = 0; k < dimensions[d].keys.size(); ++k) {
-        const toml::node& value = *dimensions[d].points[at[d]][k];
-        set_value(c.experiment, dimensions[d].keys[k], value);
-        c.values.push_back(value_text(value));
+      for (std::size_t k = 0; k < dimensions[d].options.size(); ++k) {
+        const input::Value& value = dimensions[d].points[at[d]][k];
+        c.experiment.values.set(*dimensions[d].options[k], value);
+        c.values.push_back(input::value_text(value));
       }
-    c.id = stable_hash(canonical_text(c.experiment));
+    try {
+      c.experiment.values.check_required();
+    } catch (const InputError& e) {
+      throw InputError(
+          fmt::format("{}: configuration {} ({}): {}", path, index, axis_values_text(spec.axes, c.values), e.what()));
+    }
+    c.id = input::stable_hash(c.experiment.values.canonical_text());
+    if (const auto [first, added] = first_with_id.emplace(c.id, index); !added)
+      throw InputError(fmt::format("{}: configurations {} ({}) and {} ({}) are the same experiment", path,
+                                   first->second,
+                                   axis_values_text(spec.axes, spec.configurations[first->second].values), index,
+                                   axis_values_text(spec.axes, c.values)));
     spec.configurations.push_back(std::move(c));
     std::size_t d = dimensions.size();
     while (d > 0 && ++at[d - 1] == dimensions[d - 1].points.size()) at[--d] = 0;

@@ -1,28 +1,33 @@
 // Sweep files: a base experiment and axes over any of its keys — their cartesian product, with `zip`
-// groups for lists that move together — expanded into configurations, each an experiment of its own.
+// groups for lists that move together — expanded into configurations, each an experiment of its own,
+// every value checked against the schema as the sweep file is read.
 #pragma once
 
 #include <string>
-#include <toml++/toml.h>
 #include <vector>
+
+#include "sim/input/experiment_file.h"
 
 namespace pipegrid::sweep {
 
 /// One configuration: its place in the sweep, the values its axes take (as text, by axis), and the
-/// resolved experiment. `id` hashes the resolved experiment, so an unchanged configuration keeps its id
-/// when the sweep file changes around it.
+/// resolved experiment. `id` hashes the resolved experiment's options, so an unchanged configuration
+/// keeps its id when the sweep file changes around it.
 struct Configuration {
   std::size_t index = 0;
   std::string id;
   std::vector<std::string> values;  // in the order of SweepSpec::axes
-  toml::table experiment;
+  input::Experiment experiment;
 };
 
 struct SweepSpec {
-  std::string source;               // the sweep file
-  std::vector<std::string> axes;    // "section.key", axes first (sorted), then zip keys by group
+  std::string source;             // the sweep file
+  std::vector<std::string> axes;  // "section.key": the [axes] in the file's order, then zip keys by group
   std::vector<Configuration> configurations;
 };
+
+/// Bytes one configuration costs while a sweep holds it, measured: an upper bound (see the README).
+inline constexpr double kBytesPerConfiguration = 16e3;
 
 /// Reads SWEEP.toml:
 ///
@@ -34,11 +39,10 @@ struct SweepSpec {
 ///     "parallel.pp" = [2, 4]
 ///     "parallel.dp" = [4, 2]
 ///
-/// Throws InputError `FILE:LINE:COLUMN: …` for an unknown key, an empty list, zip lists of different
-/// lengths, an axis given twice, or a bad base.
+/// Throws InputError `FILE:LINE:COLUMN: …` for an unknown key, an empty list, a value its option
+/// refuses, zip lists of different lengths, an axis given twice or a bad base; `FILE: …` for more
+/// configurations than this machine holds, two configurations that are the same experiment, or one
+/// that lacks a required option.
 SweepSpec read_sweep(const std::string& path);
-
-/// A value as results.csv shows it.
-std::string value_text(const toml::node& node);
 
 }  // namespace pipegrid::sweep

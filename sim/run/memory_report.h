@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/simulate_options.h"
+#include "sim/run/simulation_run.h"
 
-namespace pipegrid::cli {
+namespace pipegrid::run {
 
 /// `ranks`: per pipeline rank its stages, `peak_activations` (micro-batches of one virtual stage, a
 /// split backward's W freeing them), `parameters_share` (the fraction of the model it holds × p: 1 for
@@ -15,4 +15,4 @@ namespace pipegrid::cli {
 /// `over_capacity`: the ranks whose total exceeds their GPUs' memory.
 nlohmann::json memory_json(const ResolvedRun& run);
 
-}  // namespace pipegrid::cli
+}  // namespace pipegrid::run

@@ -1,8 +1,8 @@
-#include "sim/cli/memory_report.h"
+#include "sim/run/memory_report.h"
 
 #include "schedules/memory.h"
 
-namespace pipegrid::cli {
+namespace pipegrid::run {
 
 nlohmann::json memory_json(const ResolvedRun& run) {
   const Schedule& schedule = run.input.schedule;
@@ -39,4 +39,4 @@ nlohmann::json memory_json(const ResolvedRun& run) {
   return {{"ranks", std::move(ranks)}, {"over_capacity", std::move(over)}};
 }
 
-}  // namespace pipegrid::cli
+}  // namespace pipegrid::run

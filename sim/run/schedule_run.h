@@ -9,7 +9,7 @@
 #include "schedules/schedule.h"
 #include "schedules/timing.h"
 
-namespace pipegrid::cli {
+namespace pipegrid::run {
 
 struct ScheduleRun {
   Schedule schedule;
@@ -30,4 +30,4 @@ double model_stages_per_rank(const Schedule& schedule);
 /// times. Used to compare schedules that cut the model differently.
 ActionTimes per_model_stage(const ActionTimes& per_rank_share, double model_stages_per_rank);
 
-}  // namespace pipegrid::cli
+}  // namespace pipegrid::run

@@ -1,8 +1,8 @@
-#include "sim/cli/schedule_run.h"
+#include "sim/run/schedule_run.h"
 
 #include "schedules/memory.h"
 
-namespace pipegrid::cli {
+namespace pipegrid::run {
 
 ScheduleRun time_run(Schedule schedule, const ActionTimes& times, const TimingOptions& options) {
   ScheduleRun run;
@@ -24,4 +24,4 @@ ActionTimes per_model_stage(const ActionTimes& t, double stages) {
   return scaled;
 }
 
-}  // namespace pipegrid::cli
+}  // namespace pipegrid::run

@@ -1,0 +1,13 @@
+// The exit codes every pipegrid command keeps, and a sweep's results read back (docs/design.md,
+// "Errors").
+#pragma once
+
+namespace pipegrid {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInputError = 2;      // bad user input: one line naming the input and the rule
+inline constexpr int kExitDeadlock = 3;        // the schedule deadlocks: a report of the cycle of waits
+inline constexpr int kExitPlatformFailed = 4;  // a resource of the platform went down during the run
+inline constexpr int kExitInternalError = 70;  // a broken invariant inside pipegrid (EX_SOFTWARE)
+
+}  // namespace pipegrid

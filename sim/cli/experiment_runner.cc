@@ -1,0 +1,24 @@
+#include "sim/cli/experiment_runner.h"
+
+#include <stdexcept>
+
+#include "sim/cli/schedule_command.h"
+#include "sim/cli/simulate_command.h"
+
+namespace pipegrid::cli {
+
+int run_and_print(const input::Experiment& experiment) {
+  const input::OptionValues& values = experiment.values;
+  switch (experiment.command()) {
+    case input::Command::Simulate:
+      return print_simulation_outcome(run::run_simulation(values), values.text("format"));
+    case input::Command::Schedule:
+      return print_schedule_outcome(run::run_schedule(values), values.text("format"));
+    case input::Command::Check:
+      return print_schedule_outcome(run::run_check(values), values.text("format"));
+    default:
+      throw std::logic_error("run_and_print: not a command that runs an experiment");
+  }
+}
+
+}  // namespace pipegrid::cli

@@ -1,0 +1,33 @@
+// Experiment files: TOML whose keys are the options of `pipegrid simulate` and `pipegrid schedule`,
+// grouped in [platform], [parallel], [model], [sim] and [output] (the schema says which key is where).
+#pragma once
+
+#include <string>
+#include <toml++/toml.h>
+
+#include "sim/input/option_values.h"
+
+namespace pipegrid::input {
+
+/// What a run is: a command and its options' values.
+struct Experiment {
+  OptionValues values{Command::Simulate};
+  Command command() const { return values.command(); }
+};
+
+/// Reads an experiment table: `[sim] command` (simulate or schedule, default simulate) and every other
+/// key by the schema. Throws InputError `SOURCE:LINE:COLUMN: [section] key: …` for an unknown section
+/// or key, a key the command does not take, or a value that breaks its option's rules.
+Experiment read_experiment(const toml::table& table, const std::string& source);
+
+/// The experiment as a table that read_experiment reads back to the same values: [sim] command and
+/// every option given (defaults are left out).
+toml::table experiment_table(const Experiment& experiment);
+
+/// Reads and parses FILE (InputError `FILE:LINE:COLUMN: …` for TOML syntax, `FILE: cannot open …`).
+toml::table read_toml(const std::string& path);
+
+/// FNV-1a 64 of a text, as 16 hex digits: stable across runs and machines.
+std::string stable_hash(const std::string& text);
+
+}  // namespace pipegrid::input

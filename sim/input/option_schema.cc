@@ -1,0 +1,630 @@
+#include "sim/input/option_schema.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "schedules/generators.h"
+#include "sim/input/text_values.h"
+#include "sim/model/presets.h"
+#include "sim/platform/presets.h"
+
+namespace pipegrid::input {
+
+namespace {
+
+using enum Command;
+using enum ValueType;
+
+// Ranges. Integers are stored in an int everywhere past the schema, so none exceeds INT_MAX; the
+// model's sizes are capped where their products (parameters, bytes) would leave 64-bit integers.
+constexpr double kIntMax = INT_MAX;
+Bounds at_least(double min, double max = kIntMax) { return {.min = min, .max = max}; }
+Bounds not_negative(double max) { return {.min = 0, .max = max}; }
+Bounds interval(double min, bool min_open, double max, bool max_open) {
+  return {.min = min, .max = max, .min_open = min_open, .max_open = max_open, .interval = true};
+}
+
+// Times and sizes no run can need, but small enough that every product pipegrid forms of them
+// (FLOPs = time × speed, bytes × steps) stays a finite double.
+constexpr double kMaxSeconds = 1e9;
+constexpr double kMaxBytes = 1e15;
+
+const Commands kSim{Simulate};
+const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
+
+std::vector<std::string> schedule_names(bool with_all) {
+  std::vector<std::string> names;
+  for (const GeneratorInfo& g : schedule_generators()) names.emplace_back(g.name);
+  if (with_all) names.emplace_back("all");
+  return names;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& preset : model::transformer_presets()) names.push_back(preset.model.name);
+  return names;
+}
+
+std::vector<std::string> placement_orders() {
+  std::vector<std::string> dims = {"dp", "pp", "tp"}, orders;
+  do {
+    orders.push_back(dims[0] + "-" + dims[1] + "-" + dims[2]);
+  } while (std::next_permutation(dims.begin(), dims.end()));
+  // Megatron's order first: it is the default.
+  std::stable_partition(orders.begin(), orders.end(), [](const std::string& o) { return o == "tp-dp-pp"; });
+  return orders;
+}
+
+std::vector<std::string> platform_presets() {
+  std::vector<std::string> names;
+  for (const platform::Preset& preset : platform::presets()) names.push_back(preset.name);
+  return names;
+}
+
+std::vector<OptionSpec> build_schema() {
+  const std::vector<std::string> fidelity = {"flow", "analytic", "off"};
+  return {
+      // --- what runs where --------------------------------------------------------------------------
+      {.flag = "platform",
+       .section = "platform",
+       .key = "file",
+       .commands = kSim,
+       .type = Path,
+       .help = "SimGrid platform XML (see platforms/)",
+       .required = kSim},
+      {.flag = "schedule",
+       .section = "sim",
+       .commands = kSim,
+       .type = Choice,
+       .choices = schedule_names(false),
+       .help = "the pipeline schedule each rank runs",
+       .required = kSim},
+      {.flag = "schedule",
+       .section = "sim",
+       .commands = {Schedule},
+       .type = Choice,
+       .choices = schedule_names(true),
+       .help = "the schedule to generate, or all to compare them",
+       .required = {Schedule}},
+      {.flag = "file",
+       .commands = {Check},
+       .type = Path,
+       .help = "CSV: one line per rank, one action per cell (2F0, 3B1, 0I4, 0W4, (0F7;7B3))",
+       .required = {Check},
+       .positional = true},
+      {.flag = "pp",
+       .section = "parallel",
+       .commands = {Simulate, Schedule},
+       .type = Integer,
+       .unit = "ranks",
+       .bounds = at_least(1),
+       .help = "pipeline-parallel size p",
+       .required = {Simulate, Schedule}},
+      {.flag = "microbatches",
+       .section = "parallel",
+       .commands = {Simulate, Schedule},
+       .type = Integer,
+       .bounds = at_least(1),
+       .help = "micro-batches m per step",
+       .required = {Simulate, Schedule}},
+      {.flag = "chunks",
+       .section = "parallel",
+       .commands = {Simulate, Schedule},
+       .type = Integer,
+       .bounds = not_negative(kIntMax),
+       .default_text = "0",
+       .help = "virtual stages v per rank (0: the schedule's own, 2 for interleaved)"},
+      {.flag = "tp",
+       .section = "parallel",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "GPUs",
+       .bounds = at_least(1),
+       .default_text = "1",
+       .help = "tensor-parallel size t (a TP group stays in one node)"},
+      {.flag = "dp",
+       .section = "parallel",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "replicas",
+       .bounds = at_least(1),
+       .default_text = "1",
+       .help = "data-parallel size d"},
+      {.flag = "placement",
+       .section = "parallel",
+       .commands = kSim,
+       .type = Choice,
+       .choices = placement_orders(),
+       .default_text = "tp-dp-pp",
+       .help = "order of the dimensions over the GPUs, fastest first"},
+      {.flag = "placement",
+       .commands = {Check},
+       .type = Choice,
+       .choices = {"inferred", "loop", "v"},
+       .default_text = "inferred",
+       .help = "where stages live: inferred (the rank that runs a stage holds it), loop (s mod p) or v"},
+      {.flag = "allow-tp-across-nodes",
+       .section = "parallel",
+       .commands = kSim,
+       .type = Flag,
+       .default_text = "false",
+       .help = "let a TP group span nodes"},
+      {.flag = "ep",
+       .section = "parallel",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "GPUs",
+       .bounds = at_least(1),
+       .default_text = "1",
+       .help = "MoE: expert-parallel size (GPUs of a stage sharing a layer's experts)"},
+
+      // --- explicit costs ---------------------------------------------------------------------------
+      {.flag = "time-f",
+       .section = "sim",
+       .commands = kTimed,
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .default_text = "1",
+       .help = "forward time of one micro-batch on one virtual stage"},
+      {.flag = "time-b",
+       .section = "sim",
+       .commands = kTimed,
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .default_text = "2",
+       .help = "full backward time (I + W)"},
+      {.flag = "time-w",
+       .section = "sim",
+       .commands = kTimed,
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .default_text = "1",
+       .help = "weight-gradient part W of the backward; I = B - W"},
+      {.flag = "time-fb",
+       .section = "sim",
+       .commands = kTimed,
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .help = "time of an overlapped F&B pair (default F + B)"},
+      {.flag = "p2p-bytes",
+       .section = "sim",
+       .commands = kSim,
+       .type = Number,
+       .unit = "bytes",
+       .bounds = not_negative(kMaxBytes),
+       .default_text = "0",
+       .help = "with explicit times: bytes sent per stage boundary and micro-batch"},
+      {.flag = "p2p-latency",
+       .section = "sim",
+       .commands = {Schedule, Check},
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .default_text = "0",
+       .help = "added to every dependency between two ranks"},
+
+      // --- a model ----------------------------------------------------------------------------------
+      {.flag = "model",
+       .section = "model",
+       .key = "name",
+       .commands = kSim,
+       .type = Choice,
+       .choices = model_names(),
+       .help = "a transformer preset (the Megatron-LM paper's table, GPT-3, DeepSeek-V3)"},
+      {.flag = "layers",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 100'000),
+       .help = "transformer layers (overrides the preset's)"},
+      {.flag = "hidden",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 1 << 20),
+       .help = "hidden size h"},
+      {.flag = "heads",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 1 << 16),
+       .help = "attention heads a"},
+      {.flag = "seq",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "tokens",
+       .bounds = at_least(1, 1 << 24),
+       .help = "sequence length s"},
+      {.flag = "vocab",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "tokens",
+       .bounds = at_least(1, 1 << 24),
+       .help = "vocabulary size V"},
+      {.flag = "ffn-hidden",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 1 << 24),
+       .help = "MLP inner size (default 4 x hidden)"},
+      {.flag = "micro-batch",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "sequences",
+       .bounds = at_least(1, 1 << 16),
+       .default_text = "1",
+       .help = "sequences per micro-batch b"},
+      {.flag = "compute-efficiency",
+       .section = "model",
+       .commands = kSim,
+       .type = Number,
+       .bounds = interval(0, true, 1, false),
+       .default_text = "1",
+       .help = "fraction of the GPU's peak the model's FLOPs run at"},
+      {.flag = "recompute",
+       .section = "model",
+       .commands = kSim,
+       .type = Choice,
+       .choices = {"none", "full"},
+       .default_text = "none",
+       .help = "activation recomputation"},
+      {.flag = "scatter-gather",
+       .section = "model",
+       .commands = kSim,
+       .type = Flag,
+       .default_text = "false",
+       .help = "each TP rank sends 1/t of a stage boundary's activations"},
+      {.flag = "gradient-bytes",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "bytes",
+       .bounds = at_least(1, 16),
+       .default_text = "4",
+       .help = "bytes per gradient element all-reduced"},
+      {.flag = "distributed-optimizer",
+       .section = "model",
+       .commands = kSim,
+       .type = Flag,
+       .default_text = "false",
+       .help = "shard the optimizer state over the data-parallel replicas (ZeRO-1)"},
+      {.flag = "uneven-layers",
+       .section = "model",
+       .commands = kSim,
+       .type = Flag,
+       .default_text = "false",
+       .help = "let the layers split unevenly over the stages"},
+      {.flag = "flash-attention",
+       .section = "model",
+       .commands = kSim,
+       .type = Flag,
+       .default_text = "false",
+       .help = "memory: attention scores are not stored (FlashAttention), dropping Korthikanti's 5as^2 term"},
+      {.flag = "stage-cost-scale",
+       .section = "model",
+       .commands = kSim,
+       .type = Text,
+       .help = "heavier or lighter stages: STAGE=FACTOR[,…], e.g. 0=1.3,63=1.5",
+       .syntax = stage_scale_syntax},
+
+      // --- mixture of experts -----------------------------------------------------------------------
+      {.flag = "experts",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = not_negative(1 << 16),
+       .help = "MoE: routed experts per layer (0: dense)"},
+      {.flag = "top-k",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 1 << 16),
+       .help = "MoE: routed experts per token"},
+      {.flag = "shared-experts",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = not_negative(1 << 16),
+       .help = "MoE: experts every token goes through"},
+      {.flag = "expert-hidden",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = at_least(1, 1 << 24),
+       .help = "MoE: an expert's inner width (SwiGLU)"},
+      {.flag = "first-dense-layers",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = not_negative(100'000),
+       .help = "MoE: leading layers with a dense MLP"},
+      {.flag = "max-nodes-per-token",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .bounds = not_negative(1 << 20),
+       .help = "MoE: node-limited routing (0: no limit)"},
+      {.flag = "dispatch-bytes",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "bytes",
+       .bounds = at_least(1, 16),
+       .help = "MoE: bytes per dispatched element (FP8: 1)"},
+      {.flag = "combine-bytes",
+       .section = "model",
+       .commands = kSim,
+       .type = Integer,
+       .unit = "bytes",
+       .bounds = at_least(1, 16),
+       .help = "MoE: bytes per combined element"},
+      {.flag = "routing",
+       .section = "model",
+       .commands = kSim,
+       .type = Text,
+       .default_text = "uniform",
+       .help = "MoE: uniform, zipf:S (skewed popularity) or file:PATH (per-expert loads)",
+       .syntax = routing_syntax},
+
+      // --- fidelity ---------------------------------------------------------------------------------
+      {.flag = "p2p",
+       .section = "sim",
+       .commands = kTimed,
+       .type = Choice,
+       .choices = {"async", "blocking", "batched"},
+       .default_text = "async",
+       .help = "p2p semantics: async, blocking (rendezvous) or batched (grouped isend/irecv)"},
+      {.flag = "tp-comm",
+       .section = "sim",
+       .commands = kSim,
+       .type = Choice,
+       .choices = fidelity,
+       .default_text = "analytic",
+       .help = "TP all-reduces: flow, analytic or off"},
+      {.flag = "dp-comm",
+       .section = "sim",
+       .commands = kSim,
+       .type = Choice,
+       .choices = fidelity,
+       .default_text = "flow",
+       .help = "gradient all-reduces: flow, analytic or off"},
+      {.flag = "ep-comm",
+       .section = "sim",
+       .commands = kSim,
+       .type = Choice,
+       .choices = fidelity,
+       .default_text = "flow",
+       .help = "MoE all-to-alls: flow, analytic or off"},
+      {.flag = "comm-sm-fraction",
+       .section = "sim",
+       .commands = kSim,
+       .type = Number,
+       .bounds = interval(0, false, 1, true),
+       .default_text = "0",
+       .help = "share of the SMs communication takes in an overlapped F&B pair (DeepSeek-V3: 20/132)"},
+
+      // --- outputs ----------------------------------------------------------------------------------
+      {.flag = "out",
+       .section = "output",
+       .commands = kTimed,
+       .type = Text,
+       .help = "directory for the run's files (summary.json and the traces, or schedule.csv)",
+       .identity = false},
+      {.flag = "trace",
+       .section = "output",
+       .commands = kSim,
+       .type = Choice,
+       .choices = {"all", "pipeline", "off"},
+       .default_text = "all",
+       .help = "which GPUs the trace keeps: all, pipeline (tp 0, dp 0) or off"},
+      {.flag = "format",
+       .section = "output",
+       .commands = kSim,
+       .type = Choice,
+       .choices = {"table", "json"},
+       .default_text = "table",
+       .help = "terminal output",
+       .identity = false},
+      {.flag = "format",
+       .section = "output",
+       .commands = {Schedule, Check},
+       .type = Choice,
+       .choices = {"table", "timeline", "csv", "json"},
+       .default_text = "table",
+       .help = "table, timeline (ASCII diagram), csv (the programs) or json",
+       .identity = false},
+
+      // --- platform gen and info --------------------------------------------------------------------
+      {.flag = "preset",
+       .commands = {PlatformGen},
+       .type = Choice,
+       .choices = platform_presets(),
+       .help = "the GPU node",
+       .required = {PlatformGen}},
+      {.flag = "nodes",
+       .commands = {PlatformGen},
+       .type = Integer,
+       .bounds = at_least(1, 1'000'000),
+       .help = "nodes of 8 GPUs",
+       .required = {PlatformGen}},
+      {.flag = "nvlink-bw",
+       .commands = {PlatformGen},
+       .type = Text,
+       .unit = "bytes/s",
+       .help = "one GPU's NVLink per direction: 300GBps, 2400Gbps or bytes/s",
+       .syntax = bandwidth_syntax},
+      {.flag = "ib-bw",
+       .commands = {PlatformGen},
+       .type = Text,
+       .unit = "bytes/s",
+       .help = "one InfiniBand port per direction: 25GBps, 200Gbps, …",
+       .syntax = bandwidth_syntax},
+      {.flag = "nics-per-node",
+       .commands = {PlatformGen},
+       .type = Integer,
+       .bounds = at_least(1, 8),
+       .help = "InfiniBand ports (rails) per node: 1, 2, 4 or 8"},
+      {.flag = "oversubscription",
+       .commands = {PlatformGen},
+       .type = Number,
+       .bounds = at_least(1, 1e6),
+       .help = "leaf down- over uplink capacity, at least 1 (non-blocking)"},
+      {.flag = "nodes-per-leaf",
+       .commands = {PlatformGen},
+       .type = Integer,
+       .bounds = at_least(1, 1'000'000),
+       .help = "nodes under one leaf switch (scalable unit)"},
+      {.flag = "file",
+       .commands = {PlatformInfo},
+       .type = Path,
+       .help = "a SimGrid platform file (DTD 4.1)",
+       .required = {PlatformInfo},
+       .positional = true},
+      {.flag = "route",
+       .commands = {PlatformInfo},
+       .type = HostPair,
+       .help = "two host names, e.g. --route node0-gpu0 node1-gpu0"},
+
+      // --- run and sweep ----------------------------------------------------------------------------
+      {.flag = "file",
+       .commands = {Run},
+       .type = Path,
+       .help = "experiment.toml: [platform] [parallel] [model] [sim] [output]",
+       .required = {Run},
+       .positional = true},
+      {.flag = "plot",
+       .commands = {Run},
+       .type = Flag,
+       .default_text = "false",
+       .help = "draw DIR/gantt.png from the run's trace"},
+      {.flag = "file",
+       .commands = {Sweep},
+       .type = Path,
+       .help = "sweep.toml: base experiment, [axes], [[zip]]",
+       .required = {Sweep},
+       .positional = true},
+      {.flag = "out",
+       .commands = {Sweep},
+       .type = Text,
+       .help = "DIR: results.csv and runs/ID/ for each configuration",
+       .required = {Sweep}},
+      {.flag = "jobs",
+       .commands = {Sweep},
+       .type = Integer,
+       .bounds = at_least(1, 4096),
+       .help = "configurations at once (default: one per core)"},
+      {.flag = "timeout",
+       .commands = {Sweep},
+       .type = Number,
+       .unit = "s",
+       .bounds = not_negative(kMaxSeconds),
+       .default_text = "0",
+       .help = "wall time a run may take (0: no limit)"},
+      {.flag = "force",
+       .commands = {Sweep},
+       .type = Flag,
+       .default_text = "false",
+       .help = "run every configuration again, done or not"},
+      {.flag = "shard",
+       .commands = {Sweep},
+       .type = Text,
+       .help = "I/K: run only configurations I, I + K, I + 2K, …",
+       .syntax = shard_syntax},
+      {.flag = "merge",
+       .commands = {Sweep},
+       .type = Flag,
+       .default_text = "false",
+       .help = "gather the shards' results into DIR/results.csv"},
+      {.flag = "slurm",
+       .commands = {Sweep},
+       .type = Flag,
+       .default_text = "false",
+       .help = "submit the sweep as a Slurm job array instead of running it"},
+      {.flag = "partition", .commands = {Sweep}, .type = Text, .help = "Slurm partition"},
+      {.flag = "array-size",
+       .commands = {Sweep},
+       .type = Integer,
+       .bounds = at_least(1, 1'000'000),
+       .default_text = "1",
+       .help = "Slurm array tasks (shards)"},
+      {.flag = "jobs-per-task",
+       .commands = {Sweep},
+       .type = Integer,
+       .bounds = at_least(1, 4096),
+       .default_text = "1",
+       .help = "configurations at once in each Slurm task"},
+  };
+}
+
+}  // namespace
+
+std::string_view command_name(Command command) {
+  switch (command) {
+    case Command::Simulate:
+      return "simulate";
+    case Command::Schedule:
+      return "schedule";
+    case Command::Check:
+      return "check";
+    case Command::PlatformGen:
+      return "platform gen";
+    case Command::PlatformInfo:
+      return "platform info";
+    case Command::Run:
+      return "run";
+    case Command::Sweep:
+      return "sweep";
+  }
+  return "?";
+}
+
+std::string OptionSpec::toml_key() const {
+  if (!key.empty()) return std::string(key);
+  std::string text(flag);
+  std::replace(text.begin(), text.end(), '-', '_');
+  return text;
+}
+
+std::string OptionSpec::key_name() const {
+  return section.empty() ? std::string() : std::string(section) + "." + toml_key();
+}
+
+const std::vector<OptionSpec>& option_schema() {
+  static const std::vector<OptionSpec> schema = build_schema();
+  return schema;
+}
+
+std::vector<const OptionSpec*> options_of(Command command) {
+  std::vector<const OptionSpec*> options;
+  for (const OptionSpec& option : option_schema())
+    if (option.commands.contains(command)) options.push_back(&option);
+  return options;
+}
+
+const OptionSpec* find_option(Command command, std::string_view flag) {
+  for (const OptionSpec& option : option_schema())
+    if (option.commands.contains(command) && option.flag == flag) return &option;
+  return nullptr;
+}
+
+const OptionSpec* find_experiment_key(Command command, std::string_view section, std::string_view key) {
+  for (const OptionSpec& option : option_schema())
+    if (option.commands.contains(command) && option.section == section && option.toml_key() == key) return &option;
+  return nullptr;
+}
+
+bool is_experiment_key(std::string_view path) {
+  for (const OptionSpec& option : option_schema())
+    for (Command command : kExperimentCommands)
+      if (option.commands.contains(command) && option.key_name() == path) return true;
+  return false;
+}
+
+}  // namespace pipegrid::input

@@ -1,0 +1,31 @@
+// `pipegrid schedule` and `pipegrid check` below the command line: their options resolved, the
+// schedule generated (or read from CSV), checked for a deadlock and timed by the contention-free
+// engine, and the run's files written.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/input/option_values.h"
+#include "sim/run/schedule_run.h"
+
+namespace pipegrid::run {
+
+/// What a schedule or check run produced.
+struct ScheduleOutcome {
+  std::optional<std::string> deadlock;  // the cycle of waits (exit code 3); nothing else is set then
+  std::vector<ScheduleRun> runs;        // one, or with --schedule all every schedule, by makespan
+  bool comparison = false;              // --schedule all
+  ActionTimes per_rank_share;           // with --schedule all: the times as given (a rank's share)
+  std::vector<std::string> skipped;     // with --schedule all: the schedules that refused (p, m), and why
+};
+
+/// `schedule`: generates the named schedule (or every one, with --schedule all), checks and times it,
+/// and writes --out DIR's files. InputError for any bad input; a deadlock is an outcome.
+ScheduleOutcome run_schedule(const input::OptionValues& values);
+
+/// `check`: the same for a schedule read from a CSV file.
+ScheduleOutcome run_check(const input::OptionValues& values);
+
+}  // namespace pipegrid::run

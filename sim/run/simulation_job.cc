@@ -1,0 +1,56 @@
+#include "sim/run/simulation_job.h"
+
+#include <fstream>
+
+#include "common/version.h"
+#include "schedules/deadlock.h"
+#include "sim/exec/report.h"
+#include "sim/model/iteration_flops.h"
+#include "sim/run/memory_report.h"
+
+namespace pipegrid::run {
+
+namespace {
+
+// TFLOP/s per GPU as Megatron reports it (hardware FLOPs, recomputation included) and MFU (model
+// FLOPs, PaLM's definition, over the GPUs' peak).
+nlohmann::json model_metrics(const ResolvedRun& run, double makespan) {
+  if (!run.model || makespan <= 0) return nullptr;
+  const std::int64_t global_batch =
+      static_cast<std::int64_t>(run.model->micro_batch) * run.input.schedule.microbatches * run.parallelism.dp;
+  const double gpus = run.parallelism.gpus();
+  const double hardware = model::hardware_flops_per_iteration(*run.model, global_batch, run.parallelism.recompute);
+  const double useful = model::model_flops_per_iteration(*run.model, global_batch);
+  return {{"global_batch", global_batch},
+          {"tflops_per_gpu", hardware / gpus / makespan / 1e12},
+          {"mfu", useful / gpus / makespan / run.peak_flops}};
+}
+
+}  // namespace
+
+SimulationOutcome run_simulation(const input::OptionValues& values) {
+  SimulationOutcome outcome{resolve_simulation(values)};
+  const ResolvedRun& run = outcome.run;
+  if (const auto deadlock = find_deadlock(run.input.schedule)) {
+    outcome.deadlock = deadlock->report(run.input.schedule);
+    return outcome;
+  }
+  outcome.result = sim::simulate(run.input);
+  if (outcome.result.deadlock_report) {
+    outcome.deadlock = outcome.result.deadlock_report;
+    outcome.wrote_deadlock_json = !run.input.out_dir.empty();
+    return outcome;
+  }
+  nlohmann::json& summary = outcome.summary;
+  summary =
+      sim::summary_json(outcome.result, run.input.schedule, run.echo, model_metrics(run, outcome.result.makespan));
+  summary["memory"] = memory_json(run);
+  summary["version"] = kPipegridVersion;
+  if (!run.input.out_dir.empty()) {
+    std::ofstream(run.input.out_dir + "/summary.json") << summary.dump(2) << '\n';
+    sim::write_links_csv(run.input.out_dir + "/links.csv", outcome.result);
+  }
+  return outcome;
+}
+
+}  // namespace pipegrid::run

@@ -1,0 +1,26 @@
+// `pipegrid simulate` below the command line: the options resolved, the schedule checked for a
+// static deadlock, the SimGrid executor run, and the reports made and written (summary.json,
+// links.csv; the executor writes the traces and deadlock.json itself).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "sim/input/option_values.h"
+#include "sim/run/simulation_run.h"
+
+namespace pipegrid::run {
+
+struct SimulationOutcome {
+  ResolvedRun run;
+  std::optional<std::string> deadlock;  // the cycle of waits (exit code 3), static or found by SimGrid
+  bool wrote_deadlock_json = false;
+  sim::SimulationResult result;
+  nlohmann::json summary;  // summary.json, when the run finished
+};
+
+/// Resolves and runs one simulation. InputError for any bad input, before SimGrid starts.
+SimulationOutcome run_simulation(const input::OptionValues& values);
+
+}  // namespace pipegrid::run

@@ -1,0 +1,271 @@
+#include "sim/run/simulation_run.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "common/choose.h"
+#include "common/input_error.h"
+#include "schedules/generators.h"
+#include "schedules/validate.h"
+#include "sim/input/text_values.h"
+#include "sim/model/presets.h"
+#include "sim/model/stage_cost.h"
+#include "sim/platform/platform_reader.h"
+#include "sim/run/limits.h"
+
+namespace pipegrid::run {
+
+namespace {
+
+using input::OptionValues;
+
+sim::CommFidelity fidelity(const OptionValues& values, const char* flag) {
+  return choose<sim::CommFidelity>(
+      flag, values.text(flag + 2),
+      {{"flow", sim::CommFidelity::Flow}, {"analytic", sim::CommFidelity::Analytic}, {"off", sim::CommFidelity::Off}});
+}
+
+double median_speed(const std::vector<platform::GpuHost>& gpus, int count) {
+  std::vector<double> speeds;
+  for (int g = 0; g < count; ++g) speeds.push_back(gpus[g].speed);
+  std::nth_element(speeds.begin(), speeds.begin() + static_cast<std::ptrdiff_t>(speeds.size() / 2), speeds.end());
+  return speeds[speeds.size() / 2];
+}
+
+constexpr const char* kTimeFlags[] = {"time-f", "time-b", "time-w", "time-fb"};
+constexpr const char* kModelFlags[] = {"model", "layers", "hidden", "heads", "seq", "vocab"};
+constexpr const char* kMoeFlags[] = {
+    "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
+    "ep",      "routing"};
+
+bool any_given(const OptionValues& values, std::span<const char* const> flags) {
+  return std::any_of(flags.begin(), flags.end(), [&](const char* flag) { return values.has(flag); });
+}
+
+model::Transformer resolve_model(const OptionValues& v) {
+  model::Transformer m;
+  if (v.has("model"))
+    m = model::transformer_preset(v.text("model"));
+  else
+    m.name = "custom";
+  const auto take = [&](const char* flag, int& field) {
+    if (const auto given = v.given_int(flag)) field = *given;
+  };
+  take("layers", m.layers);
+  take("hidden", m.hidden);
+  take("heads", m.heads);
+  take("seq", m.seq);
+  take("vocab", m.vocab);
+  if (const auto ffn = v.given_int("ffn-hidden")) m.ffn_hidden = ffn;
+  m.micro_batch = static_cast<int>(v.integer("micro-batch"));
+  take("experts", m.moe.experts);
+  take("top-k", m.moe.top_k);
+  take("shared-experts", m.moe.shared_experts);
+  take("expert-hidden", m.moe.expert_hidden);
+  take("max-nodes-per-token", m.moe.max_nodes_per_token);
+  take("first-dense-layers", m.moe.first_dense_layers);
+  take("dispatch-bytes", m.moe.dispatch_bytes);
+  take("combine-bytes", m.moe.combine_bytes);
+  m.moe.ep = static_cast<int>(v.integer("ep"));
+  m.moe.routing = model::parse_routing(v.text("routing"));
+  if (!v.has("model"))
+    for (const char* flag : {"layers", "hidden", "heads", "seq", "vocab"})
+      if (!v.has(flag)) throw InputError(fmt::format("--{}: needed to describe a model without --model", flag));
+  m.validate();
+  return m;
+}
+
+// SimGrid's clock is a double: an op must end at a finite time, and a whole step too. Ops longer
+// than this (31 700 years) are a unit mistake, not a what-if.
+constexpr double kMaxOpSeconds = 1e12;
+
+// The longest computation of any virtual stage, on the slowest GPU of the job, must be finite and
+// below kMaxOpSeconds; so must the largest transfer over the slowest link of the platform.
+void check_durations(const sim::JobCosts& costs, const std::vector<platform::GpuHost>& gpus, int job_gpus,
+                     const platform::PlatformFacts& facts) {
+  const auto slowest = std::min_element(gpus.begin(), gpus.begin() + job_gpus,
+                                        [](const auto& a, const auto& b) { return a.speed < b.speed; });
+  double flops = 0, bytes = 0;
+  int heaviest = 0;
+  for (int s = 0; s < costs.num_stages(); ++s) {
+    const sim::StageWork& w = costs.stage(s);
+    const double stage_flops = std::max({w.f_flops, w.i_flops + w.w_flops});
+    if (stage_flops > flops) flops = stage_flops, heaviest = s;
+    bytes = std::max({bytes, w.forward_bytes, w.backward_bytes, w.tp_allreduce_bytes, w.gradient_bytes});
+  }
+  const double seconds = flops / slowest->speed;
+  if (!(seconds <= kMaxOpSeconds))
+    throw InputError(
+        fmt::format("stage {}: an op of {:.3g} FLOPs would take {:.3g} s on {} ({:.3g} flop/s); pipegrid "
+                    "refuses ops longer than {:g} s",
+                    heaviest, flops, seconds, slowest->name, slowest->speed, kMaxOpSeconds));
+  const auto narrowest = std::min_element(facts.links.begin(), facts.links.end(),
+                                          [](const auto& a, const auto& b) { return a.bandwidth < b.bandwidth; });
+  if (narrowest != facts.links.end() && !(bytes / narrowest->bandwidth <= kMaxOpSeconds))
+    throw InputError(
+        fmt::format("a transfer of {:.3g} bytes would take {:.3g} s over link {} ({:.3g} B/s); pipegrid "
+                    "refuses transfers longer than {:g} s",
+                    bytes, bytes / narrowest->bandwidth, narrowest->name, narrowest->bandwidth, kMaxOpSeconds));
+}
+
+}  // namespace
+
+ResolvedRun resolve_simulation(const OptionValues& v) {
+  v.check_required();
+  ResolvedRun run;
+  sim::SimulationInput& in = run.input;
+  in.options.p2p =
+      choose<P2pMode>("--p2p", v.text("p2p"),
+                      {{"async", P2pMode::Async}, {"blocking", P2pMode::Blocking}, {"batched", P2pMode::Batched}});
+  in.options.tp_comm = fidelity(v, "--tp-comm");
+  in.options.dp_comm = fidelity(v, "--dp-comm");
+  in.options.ep_comm = fidelity(v, "--ep-comm");
+  in.options.comm_sm_fraction = v.number("comm-sm-fraction");
+  in.trace = choose<sim::TraceScope>(
+      "--trace", v.text("trace"),
+      {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
+  const bool model_given = any_given(v, kModelFlags);
+  if (any_given(v, kMoeFlags) && !model_given)
+    throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
+  if (any_given(v, kTimeFlags) && model_given)
+    throw InputError(
+        "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
+
+  const int pp = static_cast<int>(v.integer("pp")), microbatches = static_cast<int>(v.integer("microbatches"));
+  const int tp = static_cast<int>(v.integer("tp")), dp = static_cast<int>(v.integer("dp"));
+  const ScheduleParams params{pp, microbatches, static_cast<int>(v.integer("chunks"))};
+  check_schedule_size(v.text("schedule"), params);
+  in.schedule = generate_schedule(v.text("schedule"), params);
+  validate(in.schedule);
+  in.sizes = {tp, pp, dp};
+  in.placement_order = v.text("placement");
+  in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
+
+  const std::string& platform_file = v.text("platform");
+  const platform::PlatformFacts facts = platform::read_platform(platform_file);
+  in.platform_file = platform_file;
+  for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
+  const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
+  run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
+  run.rank_capacity.assign(pp, 0);
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    double& capacity = run.rank_capacity[placement.coordinates(g).pp];
+    const double memory = static_cast<double>(facts.gpus[g].memory);
+    capacity = capacity == 0 ? memory : std::min(capacity, memory);
+  }
+
+  run.echo = {{"platform", platform_file},
+              {"schedule", in.schedule.name},
+              {"pp", pp},
+              {"microbatches", microbatches},
+              {"chunks", in.schedule.chunks},
+              {"tp", tp},
+              {"dp", dp},
+              {"placement", in.placement_order},
+              {"gpus", placement.num_gpus()},
+              {"options",
+               {{"p2p", v.text("p2p")},
+                {"tp_comm", v.text("tp-comm")},
+                {"dp_comm", v.text("dp-comm")},
+                {"trace", v.text("trace")}}}};
+  if (model_given) {
+    run.model = resolve_model(v);
+    // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one
+    // per direction); the costs of a virtual stage are those of the model stage it computes.
+    const StageLayout& layout = in.schedule.layout;
+    const int chunks = layout.num_model_stages() / pp;
+    run.parallelism = {tp,
+                       pp,
+                       dp,
+                       chunks,
+                       v.flag("scatter-gather"),
+                       model::parse_recompute(v.text("recompute")),
+                       v.flag("uneven-layers")};
+    run.parallelism.validate(*run.model);
+    const model::MoeSpec& moe = run.model->moe;
+    if (moe.enabled() && dp % moe.ep != 0)
+      throw InputError(
+          fmt::format("--ep {}: must divide --dp {} (an expert-parallel group is ep data-parallel "
+                      "replicas of one stage)",
+                      moe.ep, dp));
+    model::Precision precision;
+    precision.gradient_bytes = static_cast<int>(v.integer("gradient-bytes"));
+    precision.validate();
+    const bool flash_attention = v.flag("flash-attention"), distributed_optimizer = v.flag("distributed-optimizer");
+    const std::vector<model::StageCost> model_stages = model::stage_costs(*run.model, run.parallelism, precision);
+    std::vector<model::StageCost> virtual_stages;
+    MemoryPlan memory;
+    for (int s = 0; s < in.schedule.num_stages(); ++s) {
+      const model::StageCost& cost = model_stages[layout.model_stage[s]];
+      virtual_stages.push_back(cost);
+      const model::ActivationBytes activations =
+          model::activation_bytes(*run.model, run.parallelism, cost, flash_attention);
+      memory.activation_bytes.push_back(activations.per_microbatch);
+      memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
+      memory.static_bytes.push_back(model::static_memory(cost.parameters, precision, dp, distributed_optimizer));
+    }
+    sim::ExpertRouting routing;
+    if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
+    const double efficiency = v.number("compute-efficiency");
+    in.costs = sim::JobCosts::from_model(virtual_stages, efficiency, routing);
+    run.memory = std::move(memory);
+    const model::Transformer& m = *run.model;
+    run.echo["model"] = {{"name", m.name},
+                         {"layers", m.layers},
+                         {"hidden", m.hidden},
+                         {"heads", m.heads},
+                         {"seq", m.seq},
+                         {"vocab", m.vocab},
+                         {"ffn_hidden", m.ffn()},
+                         {"micro_batch", m.micro_batch},
+                         {"compute_efficiency", efficiency},
+                         {"scatter_gather", v.flag("scatter-gather")},
+                         {"recompute", v.text("recompute")},
+                         {"gradient_bytes", precision.gradient_bytes},
+                         {"distributed_optimizer", distributed_optimizer},
+                         {"uneven_layers", v.flag("uneven-layers")},
+                         {"flash_attention", flash_attention}};
+    if (moe.enabled())
+      run.echo["model"]["moe"] = {{"experts", moe.experts},
+                                  {"top_k", moe.top_k},
+                                  {"shared_experts", moe.shared_experts},
+                                  {"expert_hidden", moe.expert_hidden},
+                                  {"ep", moe.ep},
+                                  {"max_nodes_per_token", moe.max_nodes_per_token},
+                                  {"first_dense_layers", moe.first_dense_layers},
+                                  {"routing", moe.routing.text},
+                                  {"dispatch_bytes", moe.dispatch_bytes},
+                                  {"combine_bytes", moe.combine_bytes},
+                                  {"ep_comm", v.text("ep-comm")},
+                                  {"comm_sm_fraction", in.options.comm_sm_fraction}};
+  } else {
+    ActionTimes times{v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
+    times.validate();
+    const double p2p_bytes = v.number("p2p-bytes");
+    in.costs = sim::JobCosts::from_times(times, run.peak_flops, in.schedule.num_stages(), p2p_bytes);
+    run.echo["times"] = {{"f", times.f},
+                         {"b", times.b},
+                         {"w", times.w},
+                         {"fb", times.pair()},
+                         {"reference_flops", run.peak_flops},
+                         {"p2p_bytes", p2p_bytes}};
+  }
+  if (v.has("stage-cost-scale")) {
+    const std::string& text = v.text("stage-cost-scale");
+    in.costs.scale_stages(input::parse_stage_scale(text));
+    run.echo["stage_cost_scale"] = text;
+  }
+  check_durations(in.costs, facts.gpus, placement.num_gpus(), facts);
+
+  if (v.has("out")) {
+    const std::string& out = v.text("out");
+    std::error_code error;
+    std::filesystem::create_directories(out, error);
+    if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
+    in.out_dir = out;
+  }
+  return run;
+}
+
+}  // namespace pipegrid::run

@@ -1,0 +1,43 @@
+// `simulate`'s options resolved into a checked run: the platform read, the schedule generated and
+// checked, the job placed and priced. Everything that can be wrong with the input is found here,
+// before SimGrid starts.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/exec/executor.h"
+#include "sim/input/option_values.h"
+#include "sim/model/memory_model.h"
+#include "sim/model/parallelism.h"
+#include "sim/model/transformer.h"
+
+namespace pipegrid::run {
+
+/// What each pipeline rank's GPUs hold, for the memory report: per virtual stage, one micro-batch's
+/// activations (and the part a split backward's W keeps) and the stage's static bytes per GPU.
+struct MemoryPlan {
+  std::vector<double> activation_bytes;  // per virtual stage
+  std::vector<double> kept_for_weight_gradient;
+  std::vector<model::StaticMemory> static_bytes;  // per virtual stage
+};
+
+/// A resolved run: the input for the executor, the model when one was given, and the inputs echoed
+/// for summary.json.
+struct ResolvedRun {
+  sim::SimulationInput input;
+  std::optional<model::Transformer> model;
+  model::Parallelism parallelism;
+  std::optional<MemoryPlan> memory;   // with a model
+  std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
+  double peak_flops = 0;              // median speed of the job's GPUs: the MFU denominator
+  nlohmann::json echo;
+};
+
+/// Reads the platform, generates and checks the schedule, places the job and prices it. Throws
+/// InputError (one line) for any bad input, including a job too large for this machine.
+ResolvedRun resolve_simulation(const input::OptionValues& values);
+
+}  // namespace pipegrid::run

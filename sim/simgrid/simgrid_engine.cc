@@ -1,0 +1,25 @@
+#include "sim/simgrid/simgrid_engine.h"
+
+#include <fmt/format.h>
+
+#include "common/input_error.h"
+
+namespace pipegrid::sim {
+
+void use_sanitizable_contexts() {
+#if defined(__SANITIZE_ADDRESS__)
+  simgrid::s4u::Engine::set_config("contexts/factory:thread");
+#endif
+}
+
+void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const std::string& platform_file) {
+  errors.loading(platform_file);
+  try {
+    engine.load_platform(platform_file);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: SimGrid cannot load it: {}", platform_file, e.what()));
+  }
+  errors.loaded();
+}
+
+}  // namespace pipegrid::sim
