@@ -39,13 +39,15 @@ double timeline_scale(const ScheduleRun& run) {
 void draw_timeline(std::ostream& out, const ScheduleRun& run, double columns_per_unit) {
   const Schedule& s = run.schedule;
   if (columns_per_unit <= 0) columns_per_unit = timeline_scale(run);
-  const auto column = [&](double t) { return static_cast<long>(std::llround(t * columns_per_unit)); };
-  const long width = column(run.timing.makespan);
-  if (width > kMaxTimelineColumns)
+  // Checked in doubles first: ops of very different lengths can ask for more columns than a long holds.
+  const double columns = std::round(run.timing.makespan * columns_per_unit);
+  if (!(columns <= kMaxTimelineColumns))
     throw InputError(fmt::format(
         "--format timeline: {} on {} ranks with {} micro-batches would be {} columns wide (limit {}); use --format "
         "table, or fewer micro-batches",
-        s.name, s.ranks, s.microbatches, width, kMaxTimelineColumns));
+        s.name, s.ranks, s.microbatches, format_number(columns), kMaxTimelineColumns));
+  const auto column = [&](double t) { return static_cast<long>(std::llround(t * columns_per_unit)); };
+  const long width = column(run.timing.makespan);
 
   out << fmt::format("{}: pp {}, microbatches {}, chunks {}; makespan {}, bubble fraction {:.4f}\n", s.name, s.ranks,
                      s.microbatches, s.chunks, format_number(run.timing.makespan), run.timing.bubble_fraction);

@@ -48,6 +48,14 @@ struct RouteFacts {
   std::vector<LinkUse> links;
   bool symmetrical = true;
   int line = 0;
+  int zone = 0;  // index into PlatformFacts::zones
+};
+
+/// A <zone> (or <AS>) and how SimGrid routes inside it: Full, Floyd, Dijkstra or DijkstraCache.
+struct ZoneFacts {
+  std::string id;
+  std::string routing;
+  int line = 0;
 };
 
 /// A platform file as read_platform checked it: every route names known netpoints and links, GPU
@@ -66,6 +74,8 @@ struct PlatformFacts {
   std::string network_model;  // network/model from <config>, or SimGrid's default "LV08"
   std::string routing;        // the routing of the outermost zone
   std::vector<std::string> profile_files;  // the profiles it names, where SimGrid will open them
+  std::vector<ZoneFacts> zones;            // in file order
+  std::unordered_map<std::string, int> zone_of_netpoint;  // host or router → its zone
 
   /// nullptr when there is no such link.
   const LinkFacts* find_link(std::string_view name) const;

@@ -88,7 +88,7 @@ class Reader {
         refuse(child);
       }
     }
-    for (const auto& route : route_nodes_) read_route(route);
+    for (const auto& [route, zone] : route_nodes_) read_route(route, zone);
   }
 
  private:
@@ -125,13 +125,15 @@ class Reader {
   void read_zone(const pugi::xml_node& zone) {
     check_routing(zone);
     if (facts_.routing.empty()) facts_.routing = zone.attribute("routing").value();
+    const int index = static_cast<int>(facts_.zones.size());
+    facts_.zones.push_back({zone.attribute("id").value(), zone.attribute("routing").value(), source_.line_of(zone)});
     for (const pugi::xml_node& child : zone.children()) {
       const std::string_view name = child.name();
       if (name == "zone" || name == "AS") read_zone(child);
-      else if (name == "host") read_host(child);
-      else if (name == "router") add_netpoint(child);
+      else if (name == "host") read_host(child, index);
+      else if (name == "router") add_netpoint(child, index);
       else if (name == "link") read_link(child);
-      else if (name == "route") route_nodes_.push_back(child);
+      else if (name == "route") route_nodes_.emplace_back(child, index);
       else if (name == "trace") read_trace(child);
       else if (name == "trace_connect") refuse_trace_connect(child);
       else if (name != "prop") refuse(child);
@@ -195,16 +197,17 @@ class Reader {
     return id;
   }
 
-  std::string add_netpoint(const pugi::xml_node& node) {
+  std::string add_netpoint(const pugi::xml_node& node, int zone) {
     const std::string id = id_of(node);
     const auto [first, added] = netpoint_lines_.emplace(id, source_.line_of(node));
     if (!added) source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", id, first->second));
     if (std::string_view(node.name()) == "router") facts_.routers.push_back(id);
+    facts_.zone_of_netpoint.emplace(id, zone);
     return id;
   }
 
-  void read_host(const pugi::xml_node& node) {
-    const std::string id = add_netpoint(node);
+  void read_host(const pugi::xml_node& node, int zone) {
+    const std::string id = add_netpoint(node, zone);
     const std::string speed_text = node.attribute("speed").value();
     // Several pstates are "f0, f1, …"; a host starts in pstate 0, and SimGrid reads them all.
     double speed = 0;
@@ -298,14 +301,20 @@ class Reader {
     facts_.links.push_back(std::move(link));
   }
 
-  void read_route(const pugi::xml_node& node) {
+  void read_route(const pugi::xml_node& node, int zone) {
     RouteFacts route;
+    route.zone = zone;
     route.src = node.attribute("src").value();
     route.dst = node.attribute("dst").value();
     route.line = source_.line_of(node);
     const std::string what = fmt::format("route {} -> {}", route.src, route.dst);
     for (const std::string& end : {route.src, route.dst})
       if (!netpoint_lines_.contains(end)) source_.fail(node, fmt::format("{}: no host or router {}", what, end));
+    for (const std::string& end : {route.src, route.dst})
+      if (const int other = facts_.zone_of_netpoint.at(end); other != zone)
+        source_.fail(node, fmt::format("{}: {} is in zone {}, not in this route's zone {} (a route joins netpoints of "
+                                       "its own zone; pipegrid reads no zone routes)",
+                                       what, end, facts_.zones[other].id, facts_.zones[zone].id));
     const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
     route.symmetrical = symmetrical == "YES" || symmetrical == "yes";
     declare_once(node, route.src, route.dst, what);
@@ -336,7 +345,7 @@ class Reader {
 
   const SourceText& source_;
   PlatformFacts& facts_;
-  std::vector<pugi::xml_node> route_nodes_;
+  std::vector<std::pair<pugi::xml_node, int>> route_nodes_;  // with their zone
   std::map<std::string, int> netpoint_lines_;
   std::map<std::string, int> link_lines_;
   std::map<std::pair<int, int>, std::string> gpu_slots_;

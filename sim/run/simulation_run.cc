@@ -11,7 +11,9 @@
 #include "sim/input/text_values.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
+#include "sim/exec/needed_routes.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/route_reach.h"
 #include "sim/run/limits.h"
 
 namespace pipegrid::run {
@@ -80,33 +82,45 @@ model::Transformer resolve_model(const OptionValues& v) {
 // than this (31 700 years) are a unit mistake, not a what-if.
 constexpr double kMaxOpSeconds = 1e12;
 
-// The longest computation of any virtual stage, on the slowest GPU of the job, must be finite and
-// below kMaxOpSeconds; so must the largest transfer over the slowest link of the platform.
-void check_durations(const sim::JobCosts& costs, const std::vector<platform::GpuHost>& gpus, int job_gpus,
+// The longest computation of any GPU must be finite and below kMaxOpSeconds; so must the largest
+// transfer over the slowest link of the platform. An op computes at most one forward and one
+// backward of the rank's stages (an overlapped pair), bounded here by all of them together.
+void check_durations(const sim::JobCosts& costs, const Schedule& schedule, const sim::Placement& placement,
                      const platform::PlatformFacts& facts) {
-  const auto slowest = std::min_element(gpus.begin(), gpus.begin() + job_gpus,
-                                        [](const auto& a, const auto& b) { return a.speed < b.speed; });
-  double flops = 0, bytes = 0;
-  int heaviest = 0;
+  std::vector<double> rank_flops(schedule.ranks, 0);
+  double bytes = 0;
   for (int s = 0; s < costs.num_stages(); ++s) {
     const sim::StageWork& w = costs.stage(s);
-    const double stage_flops = std::max({w.f_flops, w.i_flops + w.w_flops});
-    if (stage_flops > flops) flops = stage_flops, heaviest = s;
+    rank_flops[schedule.rank_of(s)] += w.f_flops + w.i_flops + w.w_flops;
     bytes = std::max({bytes, w.forward_bytes, w.backward_bytes, w.tp_allreduce_bytes, w.gradient_bytes});
   }
-  const double seconds = flops / slowest->speed;
-  if (!(seconds <= kMaxOpSeconds))
-    throw InputError(
-        fmt::format("stage {}: an op of {:.3g} FLOPs would take {:.3g} s on {} ({:.3g} flop/s); pipegrid "
-                    "refuses ops longer than {:g} s",
-                    heaviest, flops, seconds, slowest->name, slowest->speed, kMaxOpSeconds));
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    const platform::GpuHost& gpu = facts.gpus[g];
+    const int rank = placement.coordinates(g).pp;
+    const double seconds = rank_flops[rank] / gpu.speed;
+    if (!(seconds <= kMaxOpSeconds))
+      throw InputError(fmt::format("pp rank {}: an op of up to {:.3g} FLOPs would take {:.3g} s on {} ({:.3g} flop/s); "
+                                   "pipegrid refuses ops longer than {:g} s",
+                                   rank, rank_flops[rank], seconds, gpu.name, gpu.speed, kMaxOpSeconds));
+  }
   const auto narrowest = std::min_element(facts.links.begin(), facts.links.end(),
                                           [](const auto& a, const auto& b) { return a.bandwidth < b.bandwidth; });
   if (narrowest != facts.links.end() && !(bytes / narrowest->bandwidth <= kMaxOpSeconds))
-    throw InputError(
-        fmt::format("a transfer of {:.3g} bytes would take {:.3g} s over link {} ({:.3g} B/s); pipegrid "
-                    "refuses transfers longer than {:g} s",
-                    bytes, bytes / narrowest->bandwidth, narrowest->name, narrowest->bandwidth, kMaxOpSeconds));
+    throw InputError(fmt::format("a transfer of {:.3g} bytes would take {:.3g} s over link {} ({:.3g} B/s); pipegrid "
+                                 "refuses transfers longer than {:g} s",
+                                 bytes, bytes / narrowest->bandwidth, narrowest->name, narrowest->bandwidth,
+                                 kMaxOpSeconds));
+}
+
+// Every route the job will ask SimGrid for must exist: SimGrid ends the process on a missing one.
+void check_routes(const platform::PlatformFacts& facts, const sim::SimulationInput& in, const sim::Placement& placement) {
+  platform::RouteReach reach(facts);
+  for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
+    const std::string& src = in.platform_gpus[need.src_gpu].host;
+    const std::string& dst = in.platform_gpus[need.dst_gpu].host;
+    if (!reach.routed(src, dst))
+      throw InputError(fmt::format("{}: no route from {} to {}, which {} need", facts.path, src, dst, need.why));
+  }
 }
 
 }  // namespace
@@ -256,7 +270,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     in.costs.scale_stages(input::parse_stage_scale(text));
     run.echo["stage_cost_scale"] = text;
   }
-  check_durations(in.costs, facts.gpus, placement.num_gpus(), facts);
+  check_durations(in.costs, in.schedule, placement, facts);
+  check_routes(facts, in, placement);
 
   if (v.has("out")) {
     const std::string& out = v.text("out");

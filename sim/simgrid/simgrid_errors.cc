@@ -19,7 +19,7 @@ char g_final_line[4096];
 std::size_t g_final_length = 0;
 int g_exit_code = kExitInternalError;
 std::string g_loading;  // the platform file being loaded, or ""
-std::string g_message;  // SimGrid's last error, its continuation lines joined with " | "
+std::string g_message;  // SimGrid's first error, its continuation lines joined with " | "
 
 void prepare_final_line() {
   const std::string message = g_message.empty() ? std::string("aborted without a message") : g_message;
@@ -38,9 +38,10 @@ void on_abort(int) {
 }
 
 // SimGrid's log lines, as its root appender writes them: errors are kept, the rest goes to stderr.
+// The first error is the cause; what follows it (SimGrid's "Current backtrace", "Exiting now") is not.
 ssize_t on_log(void*, const char* text, std::size_t size) {
   static std::string pending;
-  static bool in_error = false;
+  static bool continuing = false;  // the lines after the first error's, until the next tagged line
   pending.append(text, size);
   for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
     const std::string line = pending.substr(0, end);
@@ -48,12 +49,13 @@ ssize_t on_log(void*, const char* text, std::size_t size) {
     for (const char* level : {"/CRITICAL] ", "/ERROR] "})
       if (const std::size_t at = line.find(level); at != std::string::npos) tag = at, tag_size = std::strlen(level);
     if (tag != std::string::npos) {
-      g_message = line.substr(tag + tag_size);
-      in_error = true;
-    } else if (in_error && !line.starts_with("[")) {
-      g_message += " | " + line;  // a message of several lines (an unsorted profile's dump)
+      continuing = g_message.empty();
+      if (continuing) g_message = line.substr(tag + tag_size);
+    } else if (!line.starts_with("[")) {
+      // A message of several lines (an unsorted profile's dump): a few of them, joined.
+      if (continuing && g_message.size() < 400) g_message += " | " + line;
     } else {
-      in_error = false;
+      continuing = false;
       (void)!write(STDERR_FILENO, (line + "\n").data(), line.size() + 1);
       continue;
     }

@@ -34,37 +34,22 @@ std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-std::string status_of_exit_code(int code) {
-  switch (code) {
-    case kExitOk:
-      return "ok";
-    case kExitInputError:
-      return "invalid";
-    case kExitDeadlock:
-      return "deadlock";
-    default:
-      return "error";
-  }
-}
-
-// The row of a run that has ended. The timeout is checked here too: a run that overran it but exited
-// before the sweep looked is a timeout all the same.
+// The row of a run that has ended.
 ResultRow outcome(const Running& run, int status, const fs::path& dir, double seconds, double timeout) {
   ResultRow row;
   row.id = run.configuration->id;
   row.values = run.configuration->values;
+  // A run the sweep killed has run past the timeout by the time it is reaped.
+  row.status = run_status(status, run.timed_out ? std::max(seconds, timeout + 1) : seconds, timeout);
   std::string first_line = read_text(dir / "stderr.txt");
   first_line = first_line.substr(0, first_line.find('\n'));
   if (first_line.starts_with("pipegrid: error: ")) first_line = first_line.substr(17);
-  if (run.timed_out || (timeout > 0 && seconds > timeout)) {
-    row.status = "timeout";
+  if (row.status == "timeout") {
     row.message = fmt::format("exceeded the per-run timeout of {} s", timeout);
   } else if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
-    row.status = status_of_exit_code(code);
     if (code != 0) row.message = first_line.empty() ? fmt::format("exit code {}", code) : first_line;
   } else {
-    row.status = "error";
     row.message = fmt::format("killed by signal {}", WTERMSIG(status));
   }
   if (row.status == "ok") {
@@ -120,6 +105,17 @@ input::Experiment for_run(const Configuration& c, const fs::path& dir) {
 }
 
 }  // namespace
+
+std::string run_status(int wait_status, double seconds, double timeout) {
+  if (timeout > 0 && seconds > timeout) return "timeout";
+  if (!WIFEXITED(wait_status)) return "error";
+  switch (WEXITSTATUS(wait_status)) {
+    case kExitOk: return "ok";
+    case kExitInputError: return "invalid";
+    case kExitDeadlock: return "deadlock";
+    default: return "error";
+  }
+}
 
 std::string results_path(const std::string& out, const std::optional<Shard>& shard) {
   if (!shard) return (fs::path(out) / "results.csv").string();

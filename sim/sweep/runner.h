@@ -48,6 +48,11 @@ struct SweepTally {
 /// wall_seconds and attempts.
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
+/// A finished run's status from its wait status (waitpid's) and wall time: timeout when it ran longer
+/// than `timeout` (> 0) — whether the sweep killed it or it ended before the sweep looked — else ok,
+/// invalid (exit code 2), deadlock (3) or error (any other code, or a signal).
+std::string run_status(int wait_status, double seconds, double timeout);
+
 /// The results file of a shard (or of the whole sweep).
 std::string results_path(const std::string& out, const std::optional<Shard>& shard);
 

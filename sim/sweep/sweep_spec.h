@@ -22,7 +22,7 @@ struct Configuration {
 
 struct SweepSpec {
   std::string source;             // the sweep file
-  std::vector<std::string> axes;  // "section.key": the [axes] in the file's order, then zip keys by group
+  std::vector<std::string> axes;  // "section.key": the [axes] sorted (a TOML table's order), then zip keys by group
   std::vector<Configuration> configurations;
 };
 

@@ -1,0 +1,103 @@
+#include "sim/exec/needed_routes.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace pipegrid::sim {
+
+namespace {
+
+class Needs {
+ public:
+  void add(int src, int dst, const std::string& why) {
+    if (src != dst && seen_.insert({src, dst}).second) routes_.push_back({src, dst, why});
+  }
+  // Each member to the next, as a ring all-reduce sends (collectives.h).
+  void ring(const std::vector<int>& group, const std::string& why) {
+    if (group.size() < 2) return;
+    for (std::size_t i = 0; i < group.size(); ++i) add(group[i], group[(i + 1) % group.size()], why);
+  }
+  std::vector<NeededRoute> routes_;
+
+ private:
+  std::set<std::pair<int, int>> seen_;
+};
+
+}  // namespace
+
+std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement) {
+  const Schedule& s = input.schedule;
+  const ParallelSizes& sizes = placement.sizes();
+  const JobCosts& costs = input.costs;
+  Needs needs;
+  for (int stage = 0; stage < s.num_stages(); ++stage) {
+    const int next = s.layout.next[stage];
+    if (next < 0 || s.rank_of(next) == s.rank_of(stage)) continue;
+    const int a = s.rank_of(stage), b = s.rank_of(next);
+    const std::string why = fmt::format("pipeline transfers between pp ranks {} and {}", a, b);
+    for (int d = 0; d < sizes.dp; ++d)
+      for (int t = 0; t < sizes.tp; ++t) {
+        needs.add(placement.gpu({t, d, a}), placement.gpu({t, d, b}), why);
+        needs.add(placement.gpu({t, d, b}), placement.gpu({t, d, a}), why);
+      }
+  }
+  bool tp_allreduces = false, gradients = false, expert_gradients = false, embedding = false;
+  for (int stage = 0; stage < costs.num_stages(); ++stage) {
+    const StageWork& w = costs.stage(stage);
+    tp_allreduces |= w.tp_allreduces_forward + w.tp_allreduces_backward > 0;
+    gradients |= w.gradient_bytes > 0;
+    expert_gradients |= w.expert_gradient_bytes > 0;
+    embedding |= w.embedding_gradient_bytes > 0;
+  }
+  for (int r = 0; r < sizes.pp; ++r) {
+    if (tp_allreduces && input.options.tp_comm != CommFidelity::Off)
+      for (int d = 0; d < sizes.dp; ++d) {
+        std::vector<int> group;
+        for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
+        needs.ring(group, fmt::format("the tensor-parallel all-reduces of pp rank {}", r));
+      }
+    if (input.options.dp_comm == CommFidelity::Off) continue;
+    const int ep = costs.routing().ep;
+    for (int t = 0; t < sizes.tp; ++t) {
+      std::vector<int> replicas;
+      for (int d = 0; d < sizes.dp; ++d) replicas.push_back(placement.gpu({t, d, r}));
+      if (gradients) needs.ring(replicas, fmt::format("the data-parallel all-reduce of pp rank {}", r));
+      if (expert_gradients && ep > 0)
+        for (int first = 0; first < ep; ++first) {
+          std::vector<int> holders;
+          for (int d = first; d < sizes.dp; d += ep) holders.push_back(placement.gpu({t, d, r}));
+          needs.ring(holders, fmt::format("the expert gradients' all-reduce of pp rank {}", r));
+        }
+    }
+  }
+  if (input.options.dp_comm != CommFidelity::Off) {
+    // DualPipe's two copies of a model stage sum their gradients; tied embeddings join the first and
+    // the last stage.
+    for (int stage = 0; stage < s.num_stages(); ++stage)
+      for (int other = stage + 1; other < s.num_stages(); ++other)
+        if (s.layout.model_stage[other] == s.layout.model_stage[stage] && s.rank_of(other) != s.rank_of(stage))
+          for (int d = 0; d < sizes.dp; ++d)
+            for (int t = 0; t < sizes.tp; ++t)
+              needs.ring({placement.gpu({t, d, std::min(s.rank_of(stage), s.rank_of(other))}),
+                          placement.gpu({t, d, std::max(s.rank_of(stage), s.rank_of(other))})},
+                         fmt::format("the gradient sum of model stage {}'s two copies", s.layout.model_stage[stage]));
+    const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
+    if (embedding && first != last)
+      for (int d = 0; d < sizes.dp; ++d)
+        for (int t = 0; t < sizes.tp; ++t)
+          needs.ring({placement.gpu({t, d, first}), placement.gpu({t, d, last})}, "the tied-embedding all-reduce");
+  }
+  const ExpertRouting& routing = costs.routing();
+  if (routing.enabled() && routing.ep > 1 && input.options.ep_comm != CommFidelity::Off)
+    for (int r = 0; r < sizes.pp; ++r)
+      for (int t = 0; t < sizes.tp; ++t)
+        for (int first = 0; first < sizes.dp; first += routing.ep)
+          for (int i = first; i < first + routing.ep; ++i)
+            for (int j = first; j < first + routing.ep; ++j)
+              needs.add(placement.gpu({t, i, r}), placement.gpu({t, j, r}),
+                        fmt::format("the expert-parallel all-to-alls of pp rank {}", r));
+  return std::move(needs.routes_);
+}
+
+}  // namespace pipegrid::sim
