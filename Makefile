@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 PIPEGRID = $(BUILD)/pipegrid
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test test-sanitize bench clean
 
 all: build
 
@@ -32,6 +32,15 @@ demo: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (RelWithDebInfo, assertions
+# on) in its own build directory; any report fails the test that made it.
+SANITIZE_BUILD ?= build-sanitize
+test-sanitize: deps
+	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPEGRID_SANITIZE=ON >/dev/null
+	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs, and a
 # sweep of 200 small configurations over every core. README quotes the numbers.
 bench: build
@@ -45,4 +54,4 @@ bench: build
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)

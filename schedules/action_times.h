@@ -7,7 +7,7 @@
 
 namespace pipegrid {
 
-/// Per-action times of one micro-batch on one virtual stage, in any unit (DESIGN.md notation).
+/// Per-action times of one micro-batch on one virtual stage, in any unit (docs/design.md notation).
 /// I = B − W; an overlapped (F;B) pair takes FB, by default F + B (no gain from overlapping), and an
 /// (F;I) pair FB − W, the same pair without the weight part.
 struct ActionTimes {

@@ -10,7 +10,7 @@
 
 namespace pipegrid {
 
-/// The lengths of DeepSeek's eight phases on one rank, in loop iterations (REFERENCE.md). Phase 0
+/// The lengths of DeepSeek's eight phases on one rank, in loop iterations (docs/reference.md). Phase 0
 /// is the rank's chunk that micro-batches reach first, phase 1 the other; h is how many stages
 /// precede the rank's phase-0 chunk, H the number of values h takes, n the micro-batches per chunk
 /// (DualPipe: h = min(r, p − 1 − r), H = p/2, n = m/2; DualPipeV: h = r, H = p, n = m).

@@ -1,5 +1,5 @@
 // How a pipeline transfer treats its two sides — one knob shared by the contention-free engine and
-// the SimGrid executor (DESIGN.md, "Fidelity knobs").
+// the SimGrid executor (docs/design.md, "Fidelity knobs").
 #pragma once
 
 namespace pipegrid {

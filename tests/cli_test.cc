@@ -164,5 +164,18 @@ TEST(Cli, HelpOnEveryCommand) {
   EXPECT_NE(run_pipegrid("check --help").out.find("--placement"), std::string::npos);
 }
 
+TEST(Cli, DocsOptionsIsWhatPipegridOptionsPrints) {
+  // docs/options.md is generated from the schema; regenerate it with `build/pipegrid options > docs/options.md`.
+  const auto r = run_pipegrid("options");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, test_support::read_file(PIPEGRID_SOURCE_DIR "/docs/options.md"));
+}
+
+TEST(Cli, VersionIsTheProjects) {
+  const auto r = run_pipegrid("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "pipegrid " PIPEGRID_VERSION "\n");
+}
+
 }  // namespace
 }  // namespace pipegrid

@@ -1,4 +1,4 @@
-// The contention-free engine against the closed forms of REFERENCE.md and the numbers of the
+// The contention-free engine against the closed forms of docs/reference.md and the numbers of the
 // reference simulator pipegrid started from.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ double total_compute(const Schedule& s, const ActionTimes& t) {
 }
 
 TEST(ClosedForms, ReferenceSimulatorNumbers) {
-  // REFERENCE.md, F = 1, B = 2: p = 4, m = 8 → makespan 33, bubble 0.273, stage 0 holds 8 (GPipe)
+  // docs/reference.md, F = 1, B = 2: p = 4, m = 8 → makespan 33, bubble 0.273, stage 0 holds 8 (GPipe)
   // vs 4 (1F1B); p = 8, m = 32 → 117, 0.179, 32 vs 8.
   struct Case { int p, m; double makespan, bubble; int gpipe_peak, one_f_one_b_peak; };
   for (const Case& c : {Case{4, 8, 33, 0.273, 8, 4}, Case{8, 32, 117, 0.179, 32, 8}}) {

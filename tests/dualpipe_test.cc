@@ -25,7 +25,7 @@ struct Grid {
   int p, m;
 };
 
-// REFERENCE.md's grids: DualPipe needs p even, m even, m ≥ 2p; DualPipeV m ≥ 2p.
+// docs/reference.md's grids: DualPipe needs p even, m even, m ≥ 2p; DualPipeV m ≥ 2p.
 std::vector<Grid> dualpipe_grid() {
   std::vector<Grid> grid;
   for (int p : {2, 4, 6, 8})

@@ -1,5 +1,5 @@
 // One simulation: the schedule run by one SimGrid actor per GPU on a platform, from the engine's
-// start to the reports. The caller has checked every input (DESIGN.md: bad input never reaches SimGrid).
+// start to the reports. The caller has checked every input (docs/design.md: bad input never reaches SimGrid).
 #pragma once
 
 #include <optional>

@@ -2,35 +2,38 @@
 
 #include <algorithm>
 #include <limits>
-#include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/simix.hpp>
+#include <stdexcept>
 
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
 
 namespace {
-// SimGrid's completion signal cannot be disconnected from outside, so it is connected once per
-// process and forwards to the Network alive at the time, if any (one engine per process, and the
-// engine may cancel leftover activities after a deadlock, once the Network is gone).
+// SimGrid's signals cannot be disconnected from outside, so they are connected once per process and
+// forward to the Network alive at the time, if any (one engine per process, and the engine may
+// cancel leftover activities after a deadlock, once the Network is gone).
 Network* current_network = nullptr;
 }  // namespace
 
 Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()) {
-  // Completions arrive in simulated-time order, which is what makes busy-time accounting a simple
-  // counter per link. Every activity passes here; execs are not ours and are skipped by the lookup.
+  // SimGrid 3.32 reports an activity's completion in maestro, at its simulated end and whether or not
+  // anyone waits for it, only when maestro started it (EngineImpl::handle_ended_actions); flows are
+  // therefore started from maestro (start_flow). Completions arrive in simulated-time order, which is
+  // what makes busy-time accounting a simple counter per link. An actor's own wait on an activity
+  // fires the signal again, in its context: those, and every exec, are not ours and are skipped.
   static const bool connected = [] {
-    sg4::Link::on_communication_state_change_cb(
-        [](simgrid::kernel::resource::NetworkAction& action, simgrid::kernel::resource::Action::State) {
-          // NetworkAction is only declared in SimGrid's public headers; it derives from Action alone
-          // (src/kernel/resource/NetworkModel.hpp), so the two share an address. The link tests
-          // would catch a SimGrid where that changed.
-          const auto& generic = reinterpret_cast<const simgrid::kernel::resource::Action&>(action);
-          const auto state = generic.get_state();
-          if (current_network && (state == simgrid::kernel::resource::Action::State::FINISHED ||
-                                  state == simgrid::kernel::resource::Action::State::FAILED))
-            current_network->flow_ended(generic.get_activity(), generic.get_finish_time());
-        });
+    sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
+      if (!current_network || !sg4::Actor::is_maestro()) return;
+      if (const auto* comm = dynamic_cast<const sg4::Comm*>(&activity))
+        current_network->flow_ended(comm, activity.get_state() == sg4::Activity::State::FINISHED);
+    });
+    // A completed comm is released only at the next step of the clock: SimGrid's Activity::complete
+    // still reads the activity after the signal returns.
+    sg4::Engine::on_time_advance_cb([](double) {
+      if (current_network) current_network->released_.clear();
+    });
     return true;
   }();
   (void)connected;
@@ -77,24 +80,30 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow) {
     usage.bytes += flow.bytes;
     ++usage.flows;
   }
-  // Registered before it starts: a flow of no bytes and no latency can complete inside start(), and
-  // its completion must find it.
-  sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
-  comm->set_payload_size(static_cast<std::uint64_t>(flow.bytes));
-  active_.emplace(comm->get_impl(), ActiveFlow{flow, &entry, now});
-  comm->start();
+  // Made and started by maestro on the calling actor's behalf (see the constructor), registered
+  // before it starts so that its completion finds it. One simcall, as a start() from the actor is.
+  sg4::CommPtr comm;
+  simgrid::kernel::actor::simcall_answered([&] {
+    comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
+    comm->set_payload_size(static_cast<std::uint64_t>(flow.bytes));
+    active_.emplace(comm.get(), ActiveFlow{flow, &entry, now, comm});
+    comm->start();
+  });
   return comm;
 }
 
-void Network::flow_ended(const void* activity, double end) {
-  const auto it = active_.find(activity);
+void Network::flow_ended(const sg4::Comm* comm, bool finished) {
+  const auto it = active_.find(comm);
   if (it == active_.end()) return;  // not a flow of ours
+  if (!finished) throw std::logic_error("a flow failed, but no link of the platform ever goes down");
+  const double end = sg4::Engine::get_clock();
   for (int index : it->second.route->links) {
     LinkUsage& usage = links_[index];
     if (--usage.active_flows == 0) usage.busy_time += end - usage.busy_since;
   }
-  const ActiveFlow flow = it->second;
-  active_.erase(it);
+  ActiveFlow flow = std::move(it->second);
+  active_.erase(it);  // before the listeners, who may start flows
+  released_.push_back(std::move(flow.comm));
   for (const FlowEnd& listener : listeners_) listener(flow.info, flow.start, end);
 }
 

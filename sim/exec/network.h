@@ -62,8 +62,8 @@ class Network {
   /// The route's smallest bandwidth and total latency: an α-β view for analytic collectives.
   std::pair<double, double> bottleneck_and_latency(int src_gpu, int dst_gpu);
 
-  /// Called by the network model for every communication that ends; accounts the flows among them.
-  void flow_ended(const void* activity, double end);
+  /// Called in maestro for every communication that ends, at its end; accounts the flows among them.
+  void flow_ended(const simgrid::s4u::Comm* comm, bool finished);
 
   /// Usage of every link any flow crossed, in the order links were first used.
   const std::vector<LinkUsage>& links() const { return links_; }
@@ -78,6 +78,7 @@ class Network {
     FlowInfo info;
     const RouteEntry* route;
     double start;
+    simgrid::s4u::CommPtr comm;  // alive until it completes: SimGrid keeps only a raw pointer to it
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
 
@@ -87,8 +88,10 @@ class Network {
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
   // Routes by source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.
   std::vector<std::vector<std::pair<int, std::unique_ptr<RouteEntry>>>> routes_;
-  // Flows in flight, by their kernel activity.
-  std::unordered_map<const void*, ActiveFlow> active_;
+  // Flows in flight, by their comm.
+  std::unordered_map<const simgrid::s4u::Comm*, ActiveFlow> active_;
+  // Comms completed at the current time, released when the clock moves on.
+  std::vector<simgrid::s4u::CommPtr> released_;
 
 };
 

@@ -1,5 +1,5 @@
 // What a simulation writes under --out DIR besides the trace: summary.json and links.csv
-// (DESIGN.md, "Outputs"). Columns and keys are declared here once; README documents them.
+// (docs/design.md, "Outputs"). Columns and keys are declared here once; README documents them.
 #pragma once
 
 #include <array>

@@ -9,7 +9,7 @@
 namespace pipegrid::model {
 
 /// FLOPs of one piece of work for one micro-batch, split as the schedules split a backward
-/// (DESIGN.md): F the forward, I the backward for inputs, W the backward for weights; B = I + W.
+/// (docs/design.md): F the forward, I the backward for inputs, W the backward for weights; B = I + W.
 /// A matmul X·W (m×k by k×n, 2mkn FLOPs) costs the same again for dX = dY·Wᵀ (I) and for
 /// dW = Xᵀ·dY (W); a matmul of two activations has no W, so both its input gradients are I.
 struct Flops {

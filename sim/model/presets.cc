@@ -32,7 +32,7 @@ TransformerPreset gpt(const char* name, int layers, int hidden, int heads, doubl
   return {model, billions * 1e9, source};
 }
 
-// DeepSeek-V3 (technical report, arXiv 2412.19437, §4.2 and REFERENCE.md): 61 layers, hidden 7168, 128
+// DeepSeek-V3 (technical report, arXiv 2412.19437, §4.2 and docs/reference.md): 61 layers, hidden 7168, 128
 // heads, sequence 4096, vocabulary 129280 (the released config), untied embeddings; the first 3 layers
 // dense with a SwiGLU MLP of 18432 (as FLOPs and parameters, a two-matmul MLP of 1.5 × 18432 = 27648),
 // the others MoE: 1 shared + 256 routed SwiGLU experts of 2048, 8 routed per token, at most 4 nodes
@@ -74,7 +74,7 @@ const std::vector<TransformerPreset>& transformer_presets() {
       gpt("gpt-175b", 96, 12288, 96, 174.6, kGpt3),
       gpt("gpt-310b", 96, 16384, 128, 310.1, kTable1),
       gpt("gpt-530b", 105, 20480, 128, 529.6, kTable1),
-      gpt("gpt-1t", 128, 25600, 160, 1008.0, kTable1),  // the 3072-GPU run (REFERENCE.md)
+      gpt("gpt-1t", 128, 25600, 160, 1008.0, kTable1),  // the 3072-GPU run (docs/reference.md)
       deepseek_v3(),
   };
   return presets;

@@ -13,7 +13,7 @@ namespace {
 constexpr std::int64_t k80GiB = std::int64_t{80} << 30;
 
 // Per direction: NVIDIA quotes NVLink as both directions together (A100 600 GB/s, H100 900 GB/s).
-constexpr double kNvlink3 = 300e9;  // A100 SXM, NVLink 3 (REFERENCE.md, "Hardware figures")
+constexpr double kNvlink3 = 300e9;  // A100 SXM, NVLink 3 (docs/reference.md, "Hardware figures")
 constexpr double kNvlink4 = 450e9;  // H100 SXM, NVLink 4 (same)
 constexpr double kNvlinkH800 = 160e9;  // H800 as DeepSeek-V3 measured it ("NVLink 160 GB/s")
 // PCIe x16 per direction, rounded from 31.5 GB/s (Gen4) and 63 GB/s (Gen5) after encoding.

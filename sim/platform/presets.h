@@ -1,5 +1,5 @@
 // The GPU nodes pipegrid can generate a platform for, with every number's source
-// (../shared/REFERENCE.md: Megatron-LM SC21, the DeepSeek-V3 report, NVIDIA's datasheets), and the
+// (docs/reference.md: Megatron-LM SC21, the DeepSeek-V3 report, NVIDIA's datasheets), and the
 // latencies, which are pipegrid's assumptions (platforms/README.md says why each).
 #pragma once
 

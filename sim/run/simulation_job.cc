@@ -29,7 +29,8 @@ nlohmann::json model_metrics(const ResolvedRun& run, double makespan) {
 }  // namespace
 
 SimulationOutcome run_simulation(const input::OptionValues& values) {
-  SimulationOutcome outcome{resolve_simulation(values)};
+  SimulationOutcome outcome;
+  outcome.run = resolve_simulation(values);
   const ResolvedRun& run = outcome.run;
   if (const auto deadlock = find_deadlock(run.input.schedule)) {
     outcome.deadlock = deadlock->report(run.input.schedule);

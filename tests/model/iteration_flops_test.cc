@@ -32,7 +32,7 @@ struct TrainingRun {
   int micro_batch, tp, pp, chunks, dp, microbatches;
 };
 
-// The 1T run of REFERENCE.md (B = 1·512·6 = 3072), 530B on TP 8 × PP 35 (3 layers a stage), and 175B
+// The 1T run of docs/reference.md (B = 1·512·6 = 3072), 530B on TP 8 × PP 35 (3 layers a stage), and 175B
 // interleaved with micro-batches of 2. The identity holds for any layout: these just exercise it.
 const TrainingRun kRuns[] = {
     {"gpt-1t", 1, 8, 64, 1, 6, 512},

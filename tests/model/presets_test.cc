@@ -52,7 +52,7 @@ TEST(Presets, ParameterCountIsThePapersClosedForm) {
 }
 
 TEST(Presets, TheOneTrillionRunIsTheReferenceShape) {
-  // REFERENCE.md, "Megatron-LM at scale": 128 layers, hidden 25600, 160 heads, sequence 2048, vocabulary 51200.
+  // docs/reference.md, "Megatron-LM at scale": 128 layers, hidden 25600, 160 heads, sequence 2048, vocabulary 51200.
   const Transformer m = transformer_preset("gpt-1t");
   EXPECT_EQ(m.name, "gpt-1t");
   EXPECT_EQ(m.layers, 128);

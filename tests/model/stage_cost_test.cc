@@ -1,4 +1,4 @@
-// Per-stage costs of the Megatron 1T layout (REFERENCE.md) and of small layouts, against the
+// Per-stage costs of the Megatron 1T layout (docs/reference.md) and of small layouts, against the
 // paper's message sizes and all-reduce counts and against the whole-model counts.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 namespace pipegrid::model {
 namespace {
 
-// The 3072-GPU run of REFERENCE.md: TP 8 × PP 64 × DP 6, scatter/gather, full recomputation, and
+// The 3072-GPU run of docs/reference.md: TP 8 × PP 64 × DP 6, scatter/gather, full recomputation, and
 // `chunks` virtual stages per rank (its 128 layers allow v = 1 or 2: 2 or 1 layers a stage).
 Parallelism megatron_1t(int chunks = 1) {
   Parallelism par;
@@ -22,7 +22,7 @@ Parallelism megatron_1t(int chunks = 1) {
 }
 
 TEST(StageCost, P2pMessageIsBshBf16ElementsAndATthWithScatterGather) {
-  // REFERENCE.md: b·s·h elements of 2 bytes per micro-batch per boundary; 1/t of it per TP rank with
+  // docs/reference.md: b·s·h elements of 2 bytes per micro-batch per boundary; 1/t of it per TP rank with
   // scatter/gather. gpt-1t, b = 1: 2048 · 25600 · 2 = 104 857 600 bytes.
   const Transformer m = transformer_preset("gpt-1t");
   Parallelism par = megatron_1t();
@@ -65,7 +65,7 @@ TEST(StageCost, LayersEmbeddingAndHeadLandOnTheirStages) {
 }
 
 TEST(StageCost, TensorParallelAllReducesPerAction) {
-  // Two per layer in F and two in B (REFERENCE.md), two more in B when the recomputed forward runs,
+  // Two per layer in F and two in B (docs/reference.md), two more in B when the recomputed forward runs,
   // one more where the vocabulary-parallel embedding and LM head sit. gpt-1t, p = 64: 2 layers a stage.
   const Transformer m = transformer_preset("gpt-1t");
   Parallelism par = megatron_1t();
