@@ -78,6 +78,8 @@ TEST(Sweep, KilledPartWayAndResumedEndsWithEveryRowOnce) {
   posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = 0;
   ASSERT_EQ(posix_spawn(&pid, "/bin/sh", &files, &attributes, const_cast<char**>(argv), environ), 0);
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
   close(progress[1]);
   std::FILE* lines = fdopen(progress[0], "r");
   int finished = 0;

@@ -16,17 +16,6 @@ std::string where(const std::string& source, const toml::node& node) {
   return fmt::format("{}:{}:{}", region.path ? *region.path : source, region.begin.line, region.begin.column);
 }
 
-std::string type_name(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::table:
-      return "a table";
-    default:
-      return "something else";
-  }
-}
-
 Command experiment_command(const toml::table& table, const std::string& source) {
   const toml::table* sim = table["sim"].as_table();
   const toml::node* command = sim ? sim->get("command") : nullptr;
@@ -35,7 +24,7 @@ Command experiment_command(const toml::table& table, const std::string& source) 
   for (Command c : kExperimentCommands)
     if (name && name->get() == command_name(c)) return c;
   throw InputError(fmt::format("{}: [sim] command: expected simulate or schedule, got {}", where(source, *command),
-                               name ? name->get() : type_name(*command)));
+                               name ? name->get() : toml_type_name(*command)));
 }
 
 void insert(toml::table& section, const std::string& key, const Value& value) {
@@ -65,7 +54,7 @@ Experiment read_experiment(const toml::table& table, const std::string& source) 
     const toml::table* keys = section_node.as_table();
     if (!keys)
       throw InputError(fmt::format("{}: {}: expected a section such as [parallel], got {}", where(source, section_node),
-                                   section, type_name(section_node)));
+                                   section, toml_type_name(section_node)));
     for (const auto& [key_name, value] : *keys) {
       const std::string key(key_name.str());
       if (section == "sim" && key == "command") continue;

@@ -59,7 +59,9 @@ Value checked_text(const OptionSpec& option, std::string text) {
   }
 }
 
-std::string type_name(const toml::node& node) {
+}  // namespace
+
+std::string toml_type_name(const toml::node& node) {
   switch (node.type()) {
     case toml::node_type::string:
       return "a string";
@@ -77,8 +79,6 @@ std::string type_name(const toml::node& node) {
       return "a date or time";
   }
 }
-
-}  // namespace
 
 std::string range_text(const Bounds& b) {
   return fmt::format("{}{}, {}{}", b.min_open || std::isinf(b.min) ? '(' : '[', bound_text(b.min), bound_text(b.max),
@@ -122,7 +122,7 @@ Value parse_value(const OptionSpec& option, std::string_view text) {
 
 Value toml_value(const OptionSpec& option, const toml::node& node) {
   const auto expected = [&](const char* what) {
-    return BrokenRule{fmt::format("expected {}, got {}", what, type_name(node))};
+    return BrokenRule{fmt::format("expected {}, got {}", what, toml_type_name(node))};
   };
   switch (option.type) {
     case ValueType::Integer:

@@ -34,6 +34,9 @@ Value toml_value(const OptionSpec& option, const toml::node& node);
 /// The range as an interval, for help and documentation: "[1, 2147483647]", "(0, 1]", "[0, inf)".
 std::string range_text(const Bounds& bounds);
 
+/// "a string", "an integer", "a number", "a boolean", "a table", "an array", "a date or time".
+std::string toml_type_name(const toml::node& node);
+
 /// The value as pipegrid writes it back: the shortest text that reads back as the same value.
 std::string value_text(const Value& value);
 

@@ -88,8 +88,9 @@ std::optional<double> OptionValues::given_number(std::string_view flag) const {
 void OptionValues::check_required() const {
   for (const OptionSpec* option : options_of(command_))
     if (option->required.contains(command_) && !given_.contains(option))
-      throw InputError(option->positional ? fmt::format("{}: required ({})", std::string(option->flag), option->help)
-                                          : fmt::format("{}: required ({})", option->flag_name(), option->help));
+      throw InputError(fmt::format("{}: required by pipegrid {}; it is the {}",
+                                   option->positional ? std::string(option->flag) : option->flag_name(),
+                                   command_name(command_), option->help));
 }
 
 std::vector<std::pair<const OptionSpec*, const Value*>> OptionValues::given() const {

@@ -41,7 +41,8 @@ class OptionValues {
   std::optional<int> given_int(std::string_view flag) const;
   std::optional<double> given_number(std::string_view flag) const;
 
-  /// InputError for the first required option (in schema order) that has no value: "--platform: required".
+  /// InputError for the first required option (in schema order) that has no value: "--platform: required
+/// by pipegrid simulate; it is the SimGrid platform XML (see platforms/)".
   void check_required() const;
 
   /// The options given, in schema order.

@@ -50,6 +50,14 @@ void check_schedule_size(std::string_view schedule, const ScheduleParams& params
                                human_bytes(limit * kBytesPerAction)));
 }
 
+void check_gpu_count(int tp, int pp, int dp, int gpus) {
+  const double limit = std::floor(memory_limit_bytes() / kBytesPerGpu);
+  if (gpus <= limit) return;
+  throw InputError(fmt::format("--tp {} --pp {} --dp {}: {} GPUs need ~{} to simulate; the limit on this machine is {:.0f} "
+                               "GPUs (~{})",
+                               tp, pp, dp, gpus, human_bytes(gpus * kBytesPerGpu), limit, human_bytes(limit * kBytesPerGpu)));
+}
+
 std::string human_bytes(double bytes) {
   static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
   int unit = 0;

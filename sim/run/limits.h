@@ -33,6 +33,13 @@ double estimated_actions(std::string_view schedule, const ScheduleParams& params
 /// "--pp 4000000 --microbatches 4000000: 3.2e+13 actions need ~2.6 PB; the limit on this machine is …".
 void check_schedule_size(std::string_view schedule, const ScheduleParams& params);
 
+/// Bytes one simulated GPU costs the executor (its actor, its stack's touched pages, its routes and
+/// accounts), an upper bound of what `make bench` measures at 3072 GPUs (peak RSS over GPUs).
+inline constexpr double kBytesPerGpu = 256e3;
+
+/// Refuses a job with more GPUs than this machine can simulate: InputError "--tp T --pp P --dp D: …".
+void check_gpu_count(int tp, int pp, int dp, int gpus);
+
 /// "2.6 PB", "21 GB", "512 kB": decimal units, one decimal below 10.
 std::string human_bytes(double bytes);
 

@@ -161,6 +161,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.platform_file = platform_file;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
+  check_gpu_count(tp, pp, dp, placement.num_gpus());
   run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
   run.rank_capacity.assign(pp, 0);
   for (int g = 0; g < placement.num_gpus(); ++g) {

@@ -1,6 +1,7 @@
 #include "sim/simgrid/simgrid_engine.h"
 
 #include <fmt/format.h>
+#include <xbt/log.h>
 
 #include "common/input_error.h"
 
@@ -8,6 +9,7 @@ namespace pipegrid::sim {
 
 void use_sanitizable_contexts() {
 #if defined(__SANITIZE_ADDRESS__)
+  xbt_log_control_set("xbt_cfg.thresh:warning");  // not SimGrid's "Configuration change" line
   simgrid::s4u::Engine::set_config("contexts/factory:thread");
 #endif
 }

@@ -45,17 +45,22 @@ std::string bogus_platform() {
       "    <host id=\"h\" speed=\"1f\"/>\n  </zone>\n</platform>\n");
 }
 
+// An engine as the executor makes one, with `platform` loaded and `then` run before the engine ends.
+template <typename Then>
+void engine_with(const std::string& platform, Then then) {
+  int argc = 1;
+  char name[] = "pipegrid";
+  char* argv[] = {name, nullptr};
+  use_sanitizable_contexts();
+  simgrid::s4u::Engine engine(&argc, argv);
+  SimGridErrors errors;
+  load_platform(engine, errors, platform);
+  then(engine);
+}
+
 TEST(SimGridErrors, AnAbortWhileLoadingIsOneLineNamingTheFile) {
   const std::string path = bogus_platform();
-  const Death death = in_child([&] {
-    int argc = 1;
-    char name[] = "pipegrid";
-    char* argv[] = {name, nullptr};
-    use_sanitizable_contexts();
-    simgrid::s4u::Engine engine(&argc, argv);
-    SimGridErrors errors;
-    load_platform(engine, errors, path);
-  });
+  const Death death = in_child([&] { engine_with(path, [](simgrid::s4u::Engine&) {}); });
   EXPECT_EQ(death.exit_code, 2);
   EXPECT_EQ(death.err, "pipegrid: error: " + path + ": SimGrid cannot load it: Not a valid model!\n");
 }
@@ -66,15 +71,10 @@ TEST(SimGridErrors, AnExceptionEscapingAnActorIsAnInternalError) {
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n  <zone id=\"z\" routing=\"Full\">\n"
       "    <host id=\"h\" speed=\"1f\"/>\n  </zone>\n</platform>\n");
   const Death death = in_child([&] {
-    int argc = 1;
-    char name[] = "pipegrid";
-    char* argv[] = {name, nullptr};
-    use_sanitizable_contexts();
-    simgrid::s4u::Engine engine(&argc, argv);
-    SimGridErrors errors;
-    load_platform(engine, errors, path);
-    simgrid::s4u::Actor::create("thrower", engine.host_by_name("h"), [] { throw std::runtime_error("boom"); });
-    engine.run();
+    engine_with(path, [](simgrid::s4u::Engine& engine) {
+      simgrid::s4u::Actor::create("thrower", engine.host_by_name("h"), [] { throw std::runtime_error("boom"); });
+      engine.run();
+    });
   });
   EXPECT_EQ(death.exit_code, 70);
   // One line, which names the exception; SimGrid's own dump and backtrace are not shown.
