@@ -1,0 +1,73 @@
+// Fuzzes experiment files (sim/input/experiment_file.h): toml::parse, then read_experiment. A TOML
+// syntax error (toml::parse_error) or an InputError is the expected rejection. What read_experiment
+// accepts must survive the round trips a sweep puts it through: experiment_table, read back, gives
+// the same options and the same canonical text (the configuration's identity), and so does that
+// table written as TOML text (as the sweep runner writes each configuration's experiment.toml) and
+// parsed again.
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "common/input_error.h"
+#include "fuzz_support.h"
+#include "sim/input/experiment_file.h"
+
+using namespace pipegrid;
+using namespace pipegrid::input;
+
+namespace {
+
+void check_same(const Experiment& read, const Experiment& again, const std::string& how) {
+  fuzz::check(
+      again.values.canonical_text() == read.values.canonical_text(),
+      how + ": the canonical text differs:\n" + read.values.canonical_text() + "---\n" + again.values.canonical_text());
+  const auto given = read.values.given(), given_again = again.values.given();
+  bool same = given.size() == given_again.size();
+  for (std::size_t i = 0; same && i < given.size(); ++i)
+    same = given[i].first == given_again[i].first && *given[i].second == *given_again[i].second;
+  fuzz::check(same, how + ": the options given differ");
+}
+
+Experiment read_back(const toml::table& table, const std::string& how) {
+  try {
+    return read_experiment(table, how);
+  } catch (const InputError& e) {
+    std::ostringstream text;
+    text << table;
+    fuzz::fail(how + " is refused: " + e.what() + "\n" + text.str());
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  toml::table table;
+  try {
+    table = toml::parse(fuzz::text_of(data, size), std::string_view("exp.toml"));
+  } catch (const toml::parse_error& e) {
+    fuzz::rejected(e.description());
+    return 0;
+  }
+  Experiment experiment;
+  try {
+    experiment = read_experiment(table, "exp.toml");
+  } catch (const InputError& e) {
+    fuzz::rejected(e.what());
+    return 0;
+  }
+  fuzz::accepted(experiment.values.canonical_text());
+  const toml::table written = experiment_table(experiment);
+  check_same(experiment, read_back(written, "experiment_table"), "experiment_table");
+
+  std::ostringstream text;
+  text << written;
+  toml::table parsed;
+  try {
+    parsed = toml::parse(text.str(), std::string_view("written.toml"));
+  } catch (const toml::parse_error& e) {
+    fuzz::fail(std::string("experiment_table written as TOML does not parse: ") + std::string(e.description()) + "\n" +
+               text.str());
+  }
+  check_same(experiment, read_back(parsed, "experiment_table as text"), "experiment_table as text");
+  return 0;
+}
