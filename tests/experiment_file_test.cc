@@ -108,6 +108,24 @@ TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[sim]\ncommand = \"train\"\n"), "exp.toml:2:11: [sim] command: expected simulate or schedule, got train");
 }
 
+TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
+  // Where toml++ 3.3.0 would reach undefined behaviour (tests/fuzz/corpus/*/regression-toml-*), one line;
+  // in comments and strings, read as TOML reads it.
+  const auto parse_error = [](const std::string& text) {
+    return test_support::error_of([&] { parse_toml(text, "exp.toml"); });
+  };
+  EXPECT_EQ(parse_error("\xcf\xbb"),
+            "exp.toml:1:1: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  EXPECT_EQ(parse_error("[sim]\nschedule = 1f1b\xc3\x97\n"),
+            "exp.toml:2:16: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  EXPECT_EQ(parse_error("[output]\nout = \"\"\"\\\n  \xc2\xa7\"\"\"\n"),
+            "exp.toml:3:3: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
+  EXPECT_EQ(parse_error("[parallel]\npp = 4 = 4\n"),
+            "exp.toml:2:8: Error while parsing key-value pair: expected a comment or whitespace, saw '='");
+  const toml::table read = parse_toml("# α-β, 128 × 4\n[output]\nout = \"\"\"α\\\n  \\u00a7\"\"\" # ×\n", "exp.toml");
+  EXPECT_EQ(read["output"]["out"].value_or(std::string()), "α§");
+}
+
 TEST(ExperimentFile, StableHashIsFnv1a) {
   // FNV-1a 64 of "" and of "a", the published test vectors.
   EXPECT_EQ(stable_hash(""), "cbf29ce484222325");

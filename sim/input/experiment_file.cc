@@ -1,6 +1,8 @@
 #include "sim/input/experiment_file.h"
 
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 
 #include "common/input_error.h"
 #include "sim/input/option_schema.h"
@@ -55,6 +57,74 @@ void insert(toml::table& section, const std::string& key, const Value& value) {
   std::visit(Insert{section, key}, value);
 }
 
+// Debian 12's toml++ (3.3.0) asks whether a non-ASCII character is whitespace wherever TOML allows
+// whitespace, and for most of U+00A1-U+0499, U+2C8E-U+3087 and U+FB26-U+FEFE the answer reaches
+// __builtin_unreachable (upstream issues 190 and 295): undefined behaviour. It asks outside strings and
+// comments, and in a multi-line basic string after a backslash (of the escaped character, or of the
+// first one past a line-ending backslash's whitespace). Returns "LINE:COLUMN: rule" for the first
+// non-ASCII character in such a place, or "".
+std::string unreadable_by_toml(std::string_view text) {
+  int line = 1, column = 1;
+  std::size_t i = 0;
+  const auto advance = [&] {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++column;  // the first byte of a character
+    }
+    ++i;
+  };
+  const auto more = [&] { return i < text.size(); };
+  const auto at = [&](std::string_view token) { return text.substr(i).starts_with(token); };
+  const auto non_ascii = [&] { return more() && static_cast<unsigned char>(text[i]) >= 0x80; };
+  const auto blank = [&] { return text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'; };
+  // Past a string's delimiter; a multi-line string may end in one or two quotes of its own before it.
+  const auto past = [&](std::string_view delimiter) {
+    for (std::size_t k = 0; k < delimiter.size(); ++k) advance();
+    for (int extra = 0; extra < 2 && more() && text[i] == delimiter[0]; ++extra) advance();
+  };
+  const auto where = [&](std::string_view rule) { return fmt::format("{}:{}: {}", line, column, rule); };
+  constexpr std::string_view kBasic3 = "\"\"\"", kLiteral3 = "'''";
+  while (more()) {
+    if (text[i] == '#') {
+      while (more() && text[i] != '\n') advance();
+    } else if (at(kBasic3)) {
+      for (int k = 0; k < 3; ++k) advance();
+      while (more() && !at(kBasic3)) {
+        if (text[i] != '\\') {
+          advance();
+          continue;
+        }
+        advance();
+        const bool line_ending = more() && blank();
+        while (more() && blank()) advance();
+        if (non_ascii())
+          return where("a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
+        if (!line_ending && more()) advance();  // the escaped character
+      }
+      if (more()) past(kBasic3);
+    } else if (at(kLiteral3)) {
+      for (int k = 0; k < 3; ++k) advance();
+      while (more() && !at(kLiteral3)) advance();
+      if (more()) past(kLiteral3);
+    } else if (text[i] == '"' || text[i] == '\'') {
+      const char quote = text[i];
+      advance();
+      while (more() && text[i] != quote && text[i] != '\n') {
+        if (quote == '"' && text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') advance();
+        advance();
+      }
+      if (more() && text[i] == quote) advance();
+    } else if (non_ascii()) {
+      return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");
+    } else {
+      advance();
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 Experiment read_experiment(const toml::table& table, const std::string& source) {
@@ -102,12 +172,21 @@ toml::table experiment_table(const Experiment& experiment) {
 }
 
 toml::table read_toml(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_toml(text.str(), path);
+}
+
+toml::table parse_toml(std::string_view text, const std::string& source) {
+  if (const std::string rule = unreadable_by_toml(text); !rule.empty())
+    throw InputError(fmt::format("{}:{}", source, rule));
   try {
-    return toml::parse_file(path);
+    return toml::parse(text, std::string_view(source));
   } catch (const toml::parse_error& e) {
     const auto& begin = e.source().begin;
-    if (begin.line == 0) throw InputError(fmt::format("{}: cannot open the file", path));
-    throw InputError(fmt::format("{}:{}:{}: {}", path, begin.line, begin.column, e.description()));
+    throw InputError(fmt::format("{}:{}:{}: {}", source, begin.line, begin.column, e.description()));
   }
 }
 

@@ -26,6 +26,10 @@ toml::table experiment_table(const Experiment& experiment);
 
 /// Reads and parses FILE (InputError `FILE:LINE:COLUMN: …` for TOML syntax, `FILE: cannot open …`).
 toml::table read_toml(const std::string& path);
+/// Parses TOML text read from SOURCE (InputError `SOURCE:LINE:COLUMN: …` for TOML syntax). Refuses first
+/// what toml++ 3.3.0 cannot read without undefined behaviour: a non-ASCII character outside strings and
+/// comments (invalid TOML anyway), or right after a backslash in a multi-line basic string.
+toml::table parse_toml(std::string_view text, const std::string& source);
 
 /// FNV-1a 64 of a text, as 16 hex digits: stable across runs and machines.
 std::string stable_hash(const std::string& text);
