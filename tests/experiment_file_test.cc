@@ -122,8 +122,17 @@ TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
             "exp.toml:3:3: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
   EXPECT_EQ(parse_error("[parallel]\npp = 4 = 4\n"),
             "exp.toml:2:8: Error while parsing key-value pair: expected a comment or whitespace, saw '='");
+  EXPECT_EQ(parse_error("[parallel]\npp = 4\"é\"\n"),
+            "exp.toml:2:8: a non-ASCII character outside a string or a comment (TOML allows them only there)");
   const toml::table read = parse_toml("# α-β, 128 × 4\n[output]\nout = \"\"\"α\\\n  \\u00a7\"\"\" # ×\n", "exp.toml");
   EXPECT_EQ(read["output"]["out"].value_or(std::string()), "α§");
+  EXPECT_EQ(parse_toml("\xEF\xBB\xBF[sim] # a byte order mark first\n", "exp.toml").size(), 1u);
+  const toml::table keys = parse_toml(
+      "a.\"é\".b = 'é'\n[\"é\".x]\nk = [ \"é\", # é\n  'é', \"\"\"é\"\"\"\"\" ]\nt = { \"é\" = 1, b.'é' = 2 }\n[[\"α\"]]\n",
+      "exp.toml");
+  EXPECT_EQ(keys["a"]["é"]["b"].value_or(std::string()), "é");
+  EXPECT_EQ(keys["é"]["x"]["k"][2].value_or(std::string()), "é\"\"");
+  EXPECT_EQ(keys["é"]["x"]["t"]["b"]["é"].value_or(0), 2);
 }
 
 TEST(ExperimentFile, StableHashIsFnv1a) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "common/input_error.h"
 #include "sim/input/option_schema.h"
@@ -58,11 +59,14 @@ void insert(toml::table& section, const std::string& key, const Value& value) {
 }
 
 // Debian 12's toml++ (3.3.0) asks whether a non-ASCII character is whitespace wherever TOML allows
-// whitespace, and for most of U+00A1-U+0499, U+2C8E-U+3087 and U+FB26-U+FEFE the answer reaches
-// __builtin_unreachable (upstream issues 190 and 295): undefined behaviour. It asks outside strings and
-// comments, and in a multi-line basic string after a backslash (of the escaped character, or of the
-// first one past a line-ending backslash's whitespace). Returns "LINE:COLUMN: rule" for the first
-// non-ASCII character in such a place, or "".
+// whitespace and as it scans a number, date or boolean to its end, and for most of U+00A1-U+0499,
+// U+2C8E-U+3087 and U+FB26-U+FEFE the answer reaches __builtin_unreachable (upstream issues 190 and
+// 295): undefined behaviour. It asks everywhere but in comments and strings, and in a multi-line basic
+// string after a backslash (of the escaped character, or of the first one past a line-ending
+// backslash's whitespace). This scan follows TOML's grammar far enough to know where a key or a value
+// begins, so that a quote opens a string only there: inside a value scanned to its end (`3"é"`,
+// `197{"é"`) toml++ classifies every character. Returns "LINE:COLUMN: rule" for the first non-ASCII
+// character outside the strings and comments so found, or "".
 std::string unreadable_by_toml(std::string_view text) {
   int line = 1, column = 1;
   std::size_t i = 0;
@@ -79,20 +83,19 @@ std::string unreadable_by_toml(std::string_view text) {
   const auto at = [&](std::string_view token) { return text.substr(i).starts_with(token); };
   const auto non_ascii = [&] { return more() && static_cast<unsigned char>(text[i]) >= 0x80; };
   const auto blank = [&] { return text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'; };
-  // Past a string's delimiter; a multi-line string may end in one or two quotes of its own before it.
-  const auto past = [&](std::string_view delimiter) {
-    for (std::size_t k = 0; k < delimiter.size(); ++k) advance();
-    for (int extra = 0; extra < 2 && more() && text[i] == delimiter[0]; ++extra) advance();
-  };
   const auto where = [&](std::string_view rule) { return fmt::format("{}:{}: {}", line, column, rule); };
-  constexpr std::string_view kBasic3 = "\"\"\"", kLiteral3 = "'''";
-  while (more()) {
-    if (text[i] == '#') {
-      while (more() && text[i] != '\n') advance();
-    } else if (at(kBasic3)) {
+  const auto bare_key_character = [&] {
+    const char c = text[i];
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  };
+  // Reads a string from its opening quote; returns the rule a multi-line one breaks, or "".
+  const auto string = [&](bool multi_line_allowed) -> std::string {
+    const char quote = text[i];
+    const std::string_view triple = quote == '"' ? "\"\"\"" : "'''";
+    if (multi_line_allowed && at(triple)) {
       for (int k = 0; k < 3; ++k) advance();
-      while (more() && !at(kBasic3)) {
-        if (text[i] != '\\') {
+      while (more() && !at(triple)) {
+        if (quote == '\'' || text[i] != '\\') {
           advance();
           continue;
         }
@@ -103,22 +106,84 @@ std::string unreadable_by_toml(std::string_view text) {
           return where("a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
         if (!line_ending && more()) advance();  // the escaped character
       }
-      if (more()) past(kBasic3);
-    } else if (at(kLiteral3)) {
-      for (int k = 0; k < 3; ++k) advance();
-      while (more() && !at(kLiteral3)) advance();
-      if (more()) past(kLiteral3);
-    } else if (text[i] == '"' || text[i] == '\'') {
-      const char quote = text[i];
+      for (int k = 0; k < 3 && more(); ++k) advance();
+      for (int extra = 0; extra < 2 && more() && text[i] == quote; ++extra) advance();  // `""""` ends in a quote
+      return "";
+    }
+    advance();
+    while (more() && text[i] != quote && text[i] != '\n') {
+      if (quote == '"' && text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') advance();
       advance();
-      while (more() && text[i] != quote && text[i] != '\n') {
-        if (quote == '"' && text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') advance();
-        advance();
+    }
+    if (more() && text[i] == quote) advance();
+    return "";
+  };
+
+  enum class Expect { Key, AfterKey, Value, AfterValue };
+  Expect expect = Expect::Key;
+  bool header = false;            // in a [table] header
+  std::vector<char> open;         // the arrays ('[') and inline tables ('{') the scan is in, innermost last
+  if (at("\xEF\xBB\xBF")) i = 3;  // a byte order mark, which toml++ skips
+  while (more()) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      advance();
+    } else if (c == '#') {
+      while (more() && text[i] != '\n') advance();
+    } else if (c == '\n') {
+      advance();
+      if (open.empty()) {
+        expect = Expect::Key;
+        header = false;
       }
-      if (more() && text[i] == quote) advance();
     } else if (non_ascii()) {
       return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");
-    } else {
+    } else if (expect == Expect::Key) {
+      if (c == '"' || c == '\'') {
+        if (std::string rule = string(false); !rule.empty()) return rule;
+        expect = Expect::AfterKey;
+      } else if (bare_key_character()) {
+        while (more() && bare_key_character()) advance();
+        expect = Expect::AfterKey;
+      } else if (c == '[' && open.empty() && !header) {
+        header = true;
+        advance();
+      } else if (c == '}' && !open.empty() && open.back() == '{') {
+        open.pop_back();
+        advance();
+        expect = Expect::AfterValue;
+      } else {
+        advance();  // refused by toml++, which reads no further
+      }
+    } else if (expect == Expect::AfterKey) {
+      if (c == '.') expect = Expect::Key;
+      if (c == '=' && !header) expect = Expect::Value;
+      if (c == ']' && header) expect = Expect::AfterValue;
+      advance();
+    } else if (expect == Expect::Value) {
+      if (c == '"' || c == '\'') {
+        if (std::string rule = string(true); !rule.empty()) return rule;
+        expect = Expect::AfterValue;
+      } else if (c == '[' || c == '{') {
+        open.push_back(c);
+        advance();
+        if (c == '{') expect = Expect::Key;
+      } else if (c == ']' && !open.empty() && open.back() == '[') {
+        open.pop_back();
+        advance();
+        expect = Expect::AfterValue;
+      } else {
+        // A number, date or boolean, which toml++ scans to the next blank, ']', '}', ',' or '#'.
+        while (more() && !blank() && std::string_view("]},#").find(text[i]) == std::string_view::npos) {
+          if (non_ascii())
+            return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");
+          advance();
+        }
+        expect = Expect::AfterValue;
+      }
+    } else {  // AfterValue
+      if (c == ',' && !open.empty()) expect = open.back() == '[' ? Expect::Value : Expect::Key;
+      if ((c == ']' || c == '}') && !open.empty()) open.pop_back();
       advance();
     }
   }
