@@ -90,6 +90,18 @@ schedule = "zb-h1"
   EXPECT_TRUE(read.values.flag("scatter-gather"));
 }
 
+TEST(ExperimentFile, ExperimentTextReadsBackTheSameStrings) {
+  // What the sweep runner writes as a configuration's experiment.toml (tests/fuzz/corpus/experiment_toml/
+  // regression-written-*): a line break then ''' inside, or a leading line break, survive.
+  for (const std::string file : {"a\nb'''", "\nx", "tab\there \"quoted\" back\\slash", "é"}) {
+    Experiment experiment;
+    experiment.values.set(*find_option(Command::Simulate, "platform"), file);
+    const std::string text = experiment_text(experiment);
+    const Experiment again = read_experiment(parse_toml(text, "written.toml"), "written.toml");
+    EXPECT_EQ(again.values.text("platform"), file) << text;
+  }
+}
+
 TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[parallel]\npp = 4\ntpx = 2\n"), "exp.toml:3:7: [parallel] tpx: unknown key");
   EXPECT_EQ(error_of("[parallel]\npp = \"four\"\n"), "exp.toml:2:6: [parallel] pp: expected an integer, got a string");

@@ -236,6 +236,17 @@ toml::table experiment_table(const Experiment& experiment) {
   return table;
 }
 
+std::string experiment_text(const Experiment& experiment) {
+  // toml++ 3.3.0 would write a string holding a line break as a multi-line literal one (''' … ''') even
+  // when it holds ''' itself, which then ends it early, and as a multi-line basic one it would lose a
+  // leading line break (TOML trims it): one-line basic strings, escaped, read back as written.
+  constexpr auto kFlags = toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings &
+                          ~toml::format_flags::allow_multi_line_strings;
+  std::ostringstream text;
+  text << toml::toml_formatter(experiment_table(experiment), kFlags);
+  return text.str();
+}
+
 toml::table read_toml(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the file", path));

@@ -23,6 +23,8 @@ Experiment read_experiment(const toml::table& table, const std::string& source);
 /// The experiment as a table that read_experiment reads back to the same values: [sim] command and
 /// every option given (defaults are left out).
 toml::table experiment_table(const Experiment& experiment);
+/// experiment_table as TOML text that read_toml reads back: every string a basic one, on one line.
+std::string experiment_text(const Experiment& experiment);
 
 /// Reads and parses FILE (InputError `FILE:LINE:COLUMN: …` for TOML syntax, `FILE: cannot open …`).
 toml::table read_toml(const std::string& path);

@@ -4,10 +4,9 @@
 // schedule command). InputError is the expected rejection. What read_sweep accepts must hold at
 // least one configuration, numbered in order, each with one value per axis and a distinct id, and
 // each configuration's experiment must read back the same from the experiment.toml the sweep runner
-// writes for it (experiment_table as TOML text).
+// writes for it (experiment_text).
 #include <cstdint>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "common/input_error.h"
@@ -76,16 +75,13 @@ void check_spec(const sweep::SweepSpec& spec) {
     fuzz::check(c.values.size() == spec.axes.size(), "a configuration without one value per axis");
     fuzz::check(ids.insert(c.id).second, "two configurations with id " + c.id);
     if (i >= 64) continue;  // the round trip below for the first 64 only: the rest are alike
-    std::ostringstream text;
-    text << input::experiment_table(c.experiment);
+    const std::string text = input::experiment_text(c.experiment);
     try {
-      const input::Experiment again =
-          input::read_experiment(input::parse_toml(text.str(), "written.toml"), "written.toml");
+      const input::Experiment again = input::read_experiment(input::parse_toml(text, "written.toml"), "written.toml");
       fuzz::check(again.values.canonical_text() == c.experiment.values.canonical_text(),
-                  "configuration " + std::to_string(i) + " reads back as another experiment:\n" + text.str());
+                  "configuration " + std::to_string(i) + " reads back as another experiment:\n" + text);
     } catch (const InputError& e) {
-      fuzz::fail("configuration " + std::to_string(i) + ": its experiment.toml is refused: " + e.what() + "\n" +
-                 text.str());
+      fuzz::fail("configuration " + std::to_string(i) + ": its experiment.toml is refused: " + e.what() + "\n" + text);
     }
   }
 }
