@@ -134,6 +134,8 @@ TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
             "exp.toml:3:3: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
   EXPECT_EQ(parse_error("[parallel]\npp = 4 = 4\n"),
             "exp.toml:2:8: Error while parsing key-value pair: expected a comment or whitespace, saw '='");
+  EXPECT_EQ(parse_error("\"\"\"\\é\"\"\" = 1\n"),
+            "exp.toml:1:5: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
   EXPECT_EQ(parse_error("[parallel]\npp = 4\"é\"\n"),
             "exp.toml:2:8: a non-ASCII character outside a string or a comment (TOML allows them only there)");
   const toml::table read = parse_toml("# α-β, 128 × 4\n[output]\nout = \"\"\"α\\\n  \\u00a7\"\"\" # ×\n", "exp.toml");

@@ -88,11 +88,12 @@ std::string unreadable_by_toml(std::string_view text) {
     const char c = text[i];
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   };
-  // Reads a string from its opening quote; returns the rule a multi-line one breaks, or "".
-  const auto string = [&](bool multi_line_allowed) -> std::string {
+  // Reads a string from its opening quote, as toml++ does for a key too (multi-line ones included, which it
+  // refuses as keys only once read); returns the rule a multi-line one breaks, or "".
+  const auto string = [&]() -> std::string {
     const char quote = text[i];
     const std::string_view triple = quote == '"' ? "\"\"\"" : "'''";
-    if (multi_line_allowed && at(triple)) {
+    if (at(triple)) {
       for (int k = 0; k < 3; ++k) advance();
       while (more() && !at(triple)) {
         if (quote == '\'' || text[i] != '\\') {
@@ -140,7 +141,7 @@ std::string unreadable_by_toml(std::string_view text) {
       return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");
     } else if (expect == Expect::Key) {
       if (c == '"' || c == '\'') {
-        if (std::string rule = string(false); !rule.empty()) return rule;
+        if (std::string rule = string(); !rule.empty()) return rule;
         expect = Expect::AfterKey;
       } else if (bare_key_character()) {
         while (more() && bare_key_character()) advance();
@@ -162,7 +163,7 @@ std::string unreadable_by_toml(std::string_view text) {
       advance();
     } else if (expect == Expect::Value) {
       if (c == '"' || c == '\'') {
-        if (std::string rule = string(true); !rule.empty()) return rule;
+        if (std::string rule = string(); !rule.empty()) return rule;
         expect = Expect::AfterValue;
       } else if (c == '[' || c == '{') {
         open.push_back(c);
