@@ -4,7 +4,10 @@ JOBS ?= $(shell nproc)
 PIPEGRID = $(BUILD)/pipegrid
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build demo test test-sanitize bench clean
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps configure build demo test test-sanitize bench clean fuzz fuzz-deps fuzz-build
 
 all: build
 
@@ -53,5 +56,17 @@ bench: build
 	  --model gpt-1t --recompute full --scatter-gather --tp-comm analytic --dp-comm flow --trace off
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 
+# libFuzzer harnesses built by clang with ASan and UBSan (tests/fuzz/README.md): each runs FUZZ_SECONDS
+# on a copy of its seed corpus; fails on any crash, leak or timeout (inputs in $(FUZZ_BUILD)/artifacts/).
+fuzz-deps:
+	@scripts/install-deps.sh --fuzz
+
+fuzz-build: deps fuzz-deps
+	@cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DPIPEGRID_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)

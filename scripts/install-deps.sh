@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages pipegrid builds, tests and plots with — only those missing, so it is
 # a no-op (no apt-get at all) on a machine that has them. Needs root or sudo when something is missing.
+# With --fuzz, those of the fuzz build instead (`make fuzz`, tests/fuzz/README.md).
 set -euo pipefail
 
 packages=(
@@ -16,6 +17,10 @@ packages=(
   python3-matplotlib python3-pandas # plots (experiments/plot/)
   slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)
 )
+fuzz_packages=(
+  clang-14 libclang-rt-14-dev       # clang 14, its libFuzzer and its ASan and UBSan runtimes
+)
+[ "${1:-}" = "--fuzz" ] && packages=("${fuzz_packages[@]}")
 
 missing=()
 for package in "${packages[@]}"; do

@@ -90,6 +90,18 @@ schedule = "zb-h1"
   EXPECT_TRUE(read.values.flag("scatter-gather"));
 }
 
+TEST(ExperimentFile, ExperimentTextReadsBackTheSameStrings) {
+  // What the sweep runner writes as a configuration's experiment.toml (tests/fuzz/corpus/experiment_toml/
+  // regression-written-*): a line break then ''' inside, or a leading line break, survive.
+  for (const std::string file : {"a\nb'''", "\nx", "tab\there \"quoted\" back\\slash", "é"}) {
+    Experiment experiment;
+    experiment.values.set(*find_option(Command::Simulate, "platform"), file);
+    const std::string text = experiment_text(experiment);
+    const Experiment again = read_experiment(parse_toml(text, "written.toml"), "written.toml");
+    EXPECT_EQ(again.values.text("platform"), file) << text;
+  }
+}
+
 TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[parallel]\npp = 4\ntpx = 2\n"), "exp.toml:3:7: [parallel] tpx: unknown key");
   EXPECT_EQ(error_of("[parallel]\npp = \"four\"\n"), "exp.toml:2:6: [parallel] pp: expected an integer, got a string");
@@ -106,6 +118,35 @@ TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[sim]\ncommand = \"schedule\"\n[platform]\nfile = \"x.xml\"\n"),
             "exp.toml:4:8: [platform] file: `pipegrid schedule` has no --platform");
   EXPECT_EQ(error_of("[sim]\ncommand = \"train\"\n"), "exp.toml:2:11: [sim] command: expected simulate or schedule, got train");
+}
+
+TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
+  // Where toml++ 3.3.0 would reach undefined behaviour (tests/fuzz/corpus/*/regression-toml-*), one line;
+  // in comments and strings, read as TOML reads it.
+  const auto parse_error = [](const std::string& text) {
+    return test_support::error_of([&] { parse_toml(text, "exp.toml"); });
+  };
+  EXPECT_EQ(parse_error("\xcf\xbb"),
+            "exp.toml:1:1: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  EXPECT_EQ(parse_error("[sim]\nschedule = 1f1b\xc3\x97\n"),
+            "exp.toml:2:16: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  EXPECT_EQ(parse_error("[output]\nout = \"\"\"\\\n  \xc2\xa7\"\"\"\n"),
+            "exp.toml:3:3: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
+  EXPECT_EQ(parse_error("[parallel]\npp = 4 = 4\n"),
+            "exp.toml:2:8: Error while parsing key-value pair: expected a comment or whitespace, saw '='");
+  EXPECT_EQ(parse_error("\"\"\"\\é\"\"\" = 1\n"),
+            "exp.toml:1:5: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
+  EXPECT_EQ(parse_error("[parallel]\npp = 4\"é\"\n"),
+            "exp.toml:2:8: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  const toml::table read = parse_toml("# α-β, 128 × 4\n[output]\nout = \"\"\"α\\\n  \\u00a7\"\"\" # ×\n", "exp.toml");
+  EXPECT_EQ(read["output"]["out"].value_or(std::string()), "α§");
+  EXPECT_EQ(parse_toml("\xEF\xBB\xBF[sim] # a byte order mark first\n", "exp.toml").size(), 1u);
+  const toml::table keys = parse_toml(
+      "a.\"é\".b = 'é'\n[\"é\".x]\nk = [ \"é\", # é\n  'é', \"\"\"é\"\"\"\"\" ]\nt = { \"é\" = 1, b.'é' = 2 }\n[[\"α\"]]\n",
+      "exp.toml");
+  EXPECT_EQ(keys["a"]["é"]["b"].value_or(std::string()), "é");
+  EXPECT_EQ(keys["é"]["x"]["k"][2].value_or(std::string()), "é\"\"");
+  EXPECT_EQ(keys["é"]["x"]["t"]["b"]["é"].value_or(0), 2);
 }
 
 TEST(ExperimentFile, StableHashIsFnv1a) {

@@ -23,9 +23,15 @@ Experiment read_experiment(const toml::table& table, const std::string& source);
 /// The experiment as a table that read_experiment reads back to the same values: [sim] command and
 /// every option given (defaults are left out).
 toml::table experiment_table(const Experiment& experiment);
+/// experiment_table as TOML text that read_toml reads back: every string a basic one, on one line.
+std::string experiment_text(const Experiment& experiment);
 
 /// Reads and parses FILE (InputError `FILE:LINE:COLUMN: …` for TOML syntax, `FILE: cannot open …`).
 toml::table read_toml(const std::string& path);
+/// Parses TOML text read from SOURCE (InputError `SOURCE:LINE:COLUMN: …` for TOML syntax). Refuses first
+/// what toml++ 3.3.0 cannot read without undefined behaviour: a non-ASCII character outside strings and
+/// comments (invalid TOML anyway), or right after a backslash in a multi-line basic string.
+toml::table parse_toml(std::string_view text, const std::string& source);
 
 /// FNV-1a 64 of a text, as 16 hex digits: stable across runs and machines.
 std::string stable_hash(const std::string& text);

@@ -176,7 +176,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       const Configuration* c = todo[next++];
       const fs::path dir = runs / c->id;
       fs::create_directories(dir);
-      std::ofstream(dir / "experiment.toml") << input::experiment_table(c->experiment) << '\n';
+      std::ofstream(dir / "experiment.toml") << input::experiment_text(c->experiment) << '\n';
       std::ofstream(dir / "inputs.json") << inputs_now[c->id].dump(2) << '\n';
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
       running.push_back(
