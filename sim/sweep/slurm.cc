@@ -57,6 +57,7 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
                      shell_quote(fs::absolute(sweep_file).string()), shell_quote(out.string()), slurm.jobs_per_task,
                      slurm.array_size);
     if (options.timeout_seconds > 0) s << fmt::format(" --timeout {}", options.timeout_seconds);
+    if (options.force) s << " --force";
     s << '\n';
   }
   const std::string command = "sbatch --parsable " + shell_quote(script.string()) + " 2>&1";
