@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/input_error.h"
+#include "common/version.h"
 #include "schedules/schedule_csv.h"
 
 namespace pipegrid::run {
@@ -44,7 +45,8 @@ nlohmann::json to_json(const ScheduleRun& run) {
           {"makespan", run.timing.makespan},
           {"bubble_fraction", run.timing.bubble_fraction},
           {"longest_rank_span", run.timing.longest_rank_span},
-          {"ranks", std::move(ranks)}};
+          {"ranks", std::move(ranks)},
+          {"version", kPipegridVersion}};
 }
 
 nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,

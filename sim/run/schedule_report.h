@@ -11,7 +11,7 @@
 namespace pipegrid::run {
 
 /// Keys: schedule, pp, microbatches, chunks, times {f, b, w, i, fb}, p2p_latency, p2p, makespan,
-/// bubble_fraction, longest_rank_span, ranks [{rank, busy, idle, peak_activations}].
+/// bubble_fraction, longest_rank_span, ranks [{rank, busy, idle, peak_activations}], version.
 nlohmann::json to_json(const ScheduleRun& run);
 
 /// Several schedules of one pipeline, one row each, in the order given. Times per rank-stage (a rank's
