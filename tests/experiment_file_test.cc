@@ -114,7 +114,11 @@ TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[sim]\np2p_bytes = inf\n"), "exp.toml:2:13: [sim] p2p_bytes: must be a finite number");
   EXPECT_EQ(error_of("[sim]\np2p = \"eager\"\n"), "exp.toml:2:7: [sim] p2p: must be one of async, blocking, batched");
   EXPECT_EQ(error_of("[model]\nscatter_gather = 1\n"), "exp.toml:2:18: [model] scatter_gather: expected a boolean, got an integer");
-  EXPECT_EQ(error_of("[modle]\nlayers = 2\n"), "exp.toml:2:10: [modle] layers: unknown key");
+  EXPECT_EQ(error_of("[modle]\nlayers = 2\n"),
+            "exp.toml:1:1: [modle]: unknown section; an experiment has [platform], [parallel], [model], [sim] and "
+            "[output]");
+  EXPECT_EQ(error_of("[\"x\"]\n"),
+            "exp.toml:1:1: [x]: unknown section; an experiment has [platform], [parallel], [model], [sim] and [output]");
   EXPECT_EQ(error_of("[sim]\ncommand = \"schedule\"\n[platform]\nfile = \"x.xml\"\n"),
             "exp.toml:4:8: [platform] file: `pipegrid schedule` has no --platform");
   EXPECT_EQ(error_of("[sim]\ncommand = \"train\"\n"), "exp.toml:2:11: [sim] command: expected simulate or schedule, got train");

@@ -59,6 +59,10 @@ Experiment read_experiment(const toml::table& table, const std::string& source) 
     if (!keys)
       throw InputError(fmt::format("{}: {}: expected a section such as [parallel], got {}", where(source, section_node),
                                    section, toml_type_name(section_node)));
+    if (section != "platform" && section != "parallel" && section != "model" && section != "sim" && section != "output")
+      throw InputError(fmt::format("{}: [{}]: unknown section; an experiment has [platform], [parallel], [model], "
+                                   "[sim] and [output]",
+                                   where(source, section_node), section));
     for (const auto& [key_name, value] : *keys) {
       const std::string key(key_name.str());
       if (section == "sim" && key == "command") continue;
