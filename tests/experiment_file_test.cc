@@ -142,6 +142,11 @@ TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
             "exp.toml:1:5: a non-ASCII character after a backslash in a multi-line string: write it as \\uXXXX");
   EXPECT_EQ(parse_error("[parallel]\npp = 4\"é\"\n"),
             "exp.toml:2:8: a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  // A malformed date-time makes toml++ read on past the line's end (found by a 600 s fuzzing run):
+  // dates and times are refused before it reads them; no option takes one.
+  EXPECT_EQ(parse_error("d=4562-05-27 0\n\"\xc3\xa9"), "exp.toml:1:3: a date or time, which no pipegrid option takes");
+  EXPECT_EQ(parse_error("[sim]\nt = 07:32:00\n"), "exp.toml:2:5: a date or time, which no pipegrid option takes");
+  EXPECT_EQ(parse_error("[parallel]\npp = 2024\n"), "");  // a number of four digits is no date
   const toml::table read = parse_toml("# α-β, 128 × 4\n[output]\nout = \"\"\"α\\\n  \\u00a7\"\"\" # ×\n", "exp.toml");
   EXPECT_EQ(read["output"]["out"].value_or(std::string()), "α§");
   EXPECT_EQ(parse_toml("\xEF\xBB\xBF[sim] # a byte order mark first\n", "exp.toml").size(), 1u);

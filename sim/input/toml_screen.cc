@@ -112,7 +112,18 @@ std::string unreadable_by_toml(std::string_view text) {
         advance();
         expect = Expect::AfterValue;
       } else {
-        // A number, date or boolean, which toml++ scans to the next blank, ']', '}', ',' or '#'.
+        // A date or time: toml++ reads one past the blank that may join a date to its time, and past
+        // the line's end when the time is malformed (`d=4562-05-27 0` then `"é` on the next line, found
+        // by tests/fuzz/experiment_toml). No pipegrid option takes a date, so none is read.
+        const auto digits = [&](std::size_t count) {
+          for (std::size_t k = 0; k < count; ++k)
+            if (i + k >= text.size() || text[i + k] < '0' || text[i + k] > '9') return false;
+          return true;
+        };
+        if ((digits(4) && i + 4 < text.size() && text[i + 4] == '-') ||
+            (digits(2) && i + 2 < text.size() && text[i + 2] == ':'))
+          return where("a date or time, which no pipegrid option takes");
+        // A number or boolean, which toml++ scans to the next blank, ']', '}', ',' or '#'.
         while (more() && !blank() && std::string_view("]},#").find(text[i]) == std::string_view::npos) {
           if (non_ascii())
             return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");

@@ -16,7 +16,8 @@ namespace pipegrid::input {
 /// backslash's whitespace). This scan follows TOML's grammar far enough to know where a key or a value
 /// begins, so that a quote opens a string only there: inside a value scanned to its end (`3"é"`,
 /// `197{"é"`) toml++ classifies every character. Returns "LINE:COLUMN: rule" for the first non-ASCII
-/// character outside the strings and comments so found, or "".
+/// character outside the strings and comments so found, or for a date or time, which toml++ reads past
+/// the end of its line when malformed and which no pipegrid option takes; "" when the text is safe.
 std::string unreadable_by_toml(std::string_view text);
 
 }  // namespace pipegrid::input
