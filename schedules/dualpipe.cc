@@ -37,7 +37,7 @@ Schedule generate_dualpipe(const ScheduleParams& params) {
     throw InputError(
         fmt::format("--microbatches {}: dualpipe needs at least 2 × --pp ({}) micro-batches", m, 2 * p));
 
-  Schedule schedule{"dualpipe", p, m, 2, StageLayout::two_directions(p, m), {}};
+  Schedule schedule{"dualpipe", p, m, 2, StageLayout::two_directions(p, m), {}, {}};
   schedule.programs.resize(p);
   const int half = p / 2;
   for (int r = 0; r < p; ++r) {

@@ -26,7 +26,7 @@ Schedule generate_dualpipev(const ScheduleParams& params) {
     throw InputError(
         fmt::format("--microbatches {}: dualpipev needs at least 2 × --pp ({}) micro-batches", m, 2 * p));
 
-  Schedule schedule{"dualpipev", p, m, 2, StageLayout::chain(v_placement(p), m), {}};
+  Schedule schedule{"dualpipev", p, m, 2, StageLayout::chain(v_placement(p), m), {}, {}};
   schedule.programs.resize(p);
   for (int r = 0; r < p; ++r)
     schedule.programs[r] = dualpipe_rank_program(DualPipeRank{r, p, m, {DualPipeChunk{r, 0}, {2 * p - 1 - r, 0}}});

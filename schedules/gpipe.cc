@@ -6,7 +6,7 @@ namespace pipegrid {
 
 Schedule generate_gpipe(const ScheduleParams& params) {
   const int p = params.ranks, m = params.microbatches;
-  Schedule schedule{"gpipe", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}};
+  Schedule schedule{"gpipe", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}, {}};
   schedule.programs.resize(p);
   for (int r = 0; r < p; ++r) {
     auto& program = schedule.programs[r];

@@ -41,7 +41,7 @@ Schedule generate_interleaved(const ScheduleParams& params) {
     throw InputError(fmt::format(
         "--microbatches {}: interleaved (Megatron's order) needs a multiple of --pp ({}); {} % {} = {}", m, p, m, p,
         m % p));
-  Schedule schedule{"interleaved", p, m, v, StageLayout::chain(loop_placement(p, v), m), {}};
+  Schedule schedule{"interleaved", p, m, v, StageLayout::chain(loop_placement(p, v), m), {}, {}};
   schedule.programs.resize(p);
   const int total = m * v;
   for (int r = 0; r < p; ++r) {

@@ -13,7 +13,7 @@ int warmup_forwards_1f1b(int ranks, int rank, int microbatches) {
 
 Schedule generate_1f1b(const ScheduleParams& params) {
   const int p = params.ranks, m = params.microbatches;
-  Schedule schedule{"1f1b", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}};
+  Schedule schedule{"1f1b", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}, {}};
   schedule.programs.resize(p);
   for (int r = 0; r < p; ++r) {
     auto& program = schedule.programs[r];

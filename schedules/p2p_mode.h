@@ -1,22 +1,14 @@
-// How a pipeline transfer treats its two sides — one knob shared by the contention-free engine and
-// the SimGrid executor (docs/design.md, "Fidelity knobs").
+// How a pipeline transfer treats its two sides — one knob with one meaning in the contention-free
+// engines and the SimGrid executor (docs/design.md, "Comm plans and p2p semantics").
 #pragma once
 
 namespace pipegrid {
 
 enum class P2pMode {
-  Async,     // sends never block compute; a transfer delays only its receiver
-  Blocking,  // rendezvous, one transfer at a time: a send holds the sender until the data is taken
-  Batched,   // the sends after an op and the receives before the next are posted and waited together
+  Async,       // a send completes when posted (NCCL's eager buffers): it never blocks its rank
+  Rendezvous,  // a message's flow starts when both sides have posted; the send completes when it ends
 };
 
-inline const char* p2p_mode_name(P2pMode mode) {
-  switch (mode) {
-    case P2pMode::Async: return "async";
-    case P2pMode::Blocking: return "blocking";
-    case P2pMode::Batched: return "batched";
-  }
-  return "?";
-}
+inline const char* p2p_mode_name(P2pMode mode) { return mode == P2pMode::Async ? "async" : "rendezvous"; }
 
 }  // namespace pipegrid

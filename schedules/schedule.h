@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "schedules/action.h"
+#include "schedules/comm_action.h"
 
 namespace pipegrid {
 
@@ -55,10 +56,14 @@ struct Schedule {
   int chunks = 1;        // v, virtual stages per rank
   StageLayout layout;
   std::vector<std::vector<Op>> programs;  // programs[rank] in execution order
+  /// The communication between the compute ops: comms[rank], its batches in program order. Empty
+  /// for a compute-only schedule, which a comm plan lowers (comm_plan.h) before it is timed.
+  std::vector<std::vector<CommBatch>> comms;
 
   int num_stages() const { return layout.num_stages(); }
   int rank_of(int stage) const { return layout.rank_of_stage[stage]; }
   std::size_t num_ops() const;
+  bool has_comms() const { return !comms.empty(); }
 };
 
 }  // namespace pipegrid

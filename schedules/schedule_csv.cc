@@ -24,10 +24,17 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
-// PyTorch's lowered schedules interleave these with the compute actions; the transfers they stand
-// for follow from the compute order, so pipegrid skips them.
-bool is_communication_cell(std::string_view cell) {
-  for (std::string_view tag : {"SEND_F", "RECV_F", "SEND_B", "RECV_B", "UNSHARD", "RESHARD", "REDUCE_GRAD"})
+bool is_comm_cell(std::string_view cell) {
+  if (cell.starts_with('[')) return true;
+  for (std::string_view tag : {"SEND_F", "RECV_F", "SEND_B", "RECV_B"})
+    if (cell.find(tag) != std::string_view::npos) return true;
+  return false;
+}
+
+// FSDP's parameter and gradient sharding actions of PyTorch's lowered schedules: pipegrid does not
+// shard parameters, so they stand for nothing it runs.
+bool is_sharding_cell(std::string_view cell) {
+  for (std::string_view tag : {"UNSHARD", "RESHARD", "REDUCE_GRAD"})
     if (cell.find(tag) != std::string_view::npos) return true;
   return false;
 }
@@ -53,22 +60,40 @@ OpLocator CsvSchedule::locator() const {
   };
 }
 
+CommLocator CsvSchedule::comm_locator() const {
+  // A compute-only file's batches come from a comm plan, not from its cells.
+  return [this](int rank, std::size_t batch) {
+    if (batch >= column_of_batch[rank].size()) return locate_comm_batch(rank, batch);
+    return fmt::format("{}:{}:{}", source, line_of_rank[rank], column_of_batch[rank][batch]);
+  };
+}
+
 CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPlacement placement) {
   CsvSchedule csv;
   csv.source = source;
   Schedule& schedule = csv.schedule;
   int max_stage = -1, max_microbatch = -1;
   std::size_t actions = 0;
+  bool lowered = false;  // some cell is a comm action
   std::string line;
   for (int line_number = 1; std::getline(in, line); ++line_number) {
     if (trim(line).starts_with("#")) continue;
     std::vector<Op> program;
-    std::vector<int> columns;
+    std::vector<CommBatch> batches;
+    std::vector<int> columns, batch_columns;
     std::string_view rest = line;
     for (int column = 1;; ++column) {
       const auto comma = rest.find(',');
       const std::string_view cell = trim(rest.substr(0, comma));
-      if (!cell.empty() && !is_communication_cell(cell)) {
+      if (is_comm_cell(cell)) {
+        auto batch = parse_comm_cell(cell);
+        if (!batch) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kCommGrammar));
+        batch->before = program.size();
+        actions += batch->actions.size();
+        batches.push_back(std::move(*batch));
+        batch_columns.push_back(column);
+        lowered = true;
+      } else if (!cell.empty() && !is_sharding_cell(cell)) {
         auto op = parse_op(cell);
         if (!op) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kActionGrammar));
         actions += static_cast<std::size_t>(op->size());
@@ -83,15 +108,20 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
       rest.remove_prefix(comma + 1);
     }
     schedule.programs.push_back(std::move(program));
+    schedule.comms.push_back(std::move(batches));
     csv.column_of_op.push_back(std::move(columns));
+    csv.column_of_batch.push_back(std::move(batch_columns));
     csv.line_of_rank.push_back(line_number);
   }
   // A file ending in blank lines does not have extra idle ranks.
-  while (!schedule.programs.empty() && schedule.programs.back().empty()) {
+  while (!schedule.programs.empty() && schedule.programs.back().empty() && schedule.comms.back().empty()) {
     schedule.programs.pop_back();
+    schedule.comms.pop_back();
     csv.column_of_op.pop_back();
+    csv.column_of_batch.pop_back();
     csv.line_of_rank.pop_back();
   }
+  if (!lowered) schedule.comms.clear();  // compute-only: a comm plan lowers it
   if (max_stage < 0) throw InputError(fmt::format("{}: no actions", source));
   // Every (stage, micro-batch) runs a forward and a backward, so a file naming more of them than it has
   // actions cannot be valid — and the checker's tables, one entry per pair, would outgrow any memory
@@ -131,11 +161,22 @@ CsvSchedule read_schedule_csv_file(const std::string& path, CsvPlacement placeme
 }
 
 void write_schedule_csv(std::ostream& out, const Schedule& schedule) {
-  for (const auto& program : schedule.programs) {
-    for (std::size_t i = 0; i < program.size(); ++i) {
-      if (i) out << ',';
-      out << to_string(program[i]);
-      if (program[i].is_pair()) out << "OVERLAP_F_B";
+  for (int rank = 0; rank < schedule.ranks; ++rank) {
+    const auto& program = schedule.programs[rank];
+    const std::vector<CommBatch> none;
+    const auto& batches = schedule.has_comms() ? schedule.comms[rank] : none;
+    std::size_t next_batch = 0;
+    bool first = true;
+    const auto cell = [&](const std::string& text) {
+      if (!first) out << ',';
+      out << text;
+      first = false;
+    };
+    for (std::size_t i = 0; i <= program.size(); ++i) {
+      for (; next_batch < batches.size() && batches[next_batch].before == i; ++next_batch)
+        cell(to_string(batches[next_batch]));
+      if (i == program.size()) break;
+      cell(to_string(program[i]) + (program[i].is_pair() ? "OVERLAP_F_B" : ""));
     }
     out << '\n';
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "schedules/schedule.h"
+#include "schedules/comm_check.h"
 #include "schedules/validate.h"
 
 namespace pipegrid {
@@ -24,13 +25,17 @@ struct CsvSchedule {
   std::string source;                       // the file name, as errors show it
   std::vector<int> line_of_rank;                  // 1-based line of each rank
   std::vector<std::vector<int>> column_of_op;     // 1-based column of each op
+  std::vector<std::vector<int>> column_of_batch;  // 1-based column of each comm batch
   /// "FILE:LINE:COLUMN" of the op at (rank, position), for validate().
   OpLocator locator() const;
+  /// "FILE:LINE:COLUMN" of a rank's comm batch, for validate_comms().
+  CommLocator comm_locator() const;
 };
 
 /// Reads one rank per non-comment line (`#` starts a comment line). Cells are trimmed; empty cells
-/// (PyTorch's idle steps) and communication or resharding cells (`0SEND_F1`, `1RECV_B0`,
-/// `0UNSHARD`), which pipegrid derives itself from the compute order, are skipped. The ranks are
+/// (PyTorch's idle steps) and FSDP's sharding cells (`0UNSHARD`, `0RESHARD`, `0REDUCE_GRAD`) are
+/// skipped. Comm cells (`0SEND_F1`, `1RECV_B0`, batches `[0SEND_F1;0RECV_B0]`) make the schedule a
+/// lowered one (Schedule::comms); a file without any is compute-only. The ranks are
 /// the lines, the stages 0 … max stage, the micro-batches 0 … max micro-batch. Throws InputError
 /// `FILE:LINE:COLUMN: …` on a malformed cell. Does not validate: call validate(s.schedule, s.locator()).
 CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPlacement placement);

@@ -69,23 +69,10 @@ class Engine {
     if (options_.record_spans) timing.spans[rank][pc_[rank]] = {start, end};
     if (pc_[rank] == 0) timing.ranks[rank].start = start;
     timing.ranks[rank].busy += duration;
-    free_at_[rank] = end + sender_hold(op, rank);
+    free_at_[rank] = end;
     for (int i = 0; i < op.size(); ++i)
       if (const auto output = output_of(op[i])) produce(*output, end);
     return true;
-  }
-
-  // How long sending this op's results holds its rank (TimingOptions::p2p).
-  double sender_hold(const Op& op, int rank) const {
-    if (options_.p2p == P2pMode::Async || options_.p2p_latency == 0) return 0;
-    int remote = 0;
-    for (int i = 0; i < op.size(); ++i)
-      if (const auto output = output_of(op[i])) {
-        const int reader = reader_stage(schedule_.layout, *output);
-        remote += reader >= 0 && schedule_.rank_of(reader) != rank;
-      }
-    if (options_.p2p == P2pMode::Batched) remote = std::min(remote, 1);
-    return remote * options_.p2p_latency;
   }
 
   void produce(const Result& result, double end) {

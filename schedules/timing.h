@@ -1,5 +1,9 @@
-// The contention-free engine: each rank runs its program in order; an action starts when its rank is
-// free and the actions it depends on have ended (plus a fixed latency when they ran on another rank).
+// The contention-free engine of compute-only schedules: each rank runs its program in order; an action
+// starts when its rank is free and the actions it depends on have ended (plus a fixed latency when
+// they ran on another rank). Transfers delay only their receiver — async p2p, the zero-bubble paper's
+// model (its ILP's constraints (4)-(5)), which reproduces its Table 5 (tests/zero_bubble_test.cc); the
+// same as the comm engine (comm_timing.h) runs for the torch plan's lowering with async p2p. It is
+// the checker's replay and the fast path for the largest schedules.
 #pragma once
 
 #include <cstddef>
@@ -7,7 +11,6 @@
 #include <vector>
 
 #include "schedules/action_times.h"
-#include "schedules/p2p_mode.h"
 #include "schedules/schedule.h"
 
 namespace pipegrid {
@@ -15,11 +18,6 @@ namespace pipegrid {
 struct TimingOptions {
   double p2p_latency = 0;     // L: a result reaches another rank L after the op that made it ends
   bool record_spans = false;  // keep every op's start and end (timelines, traces)
-  /// Async: a transfer delays only its receiver — the zero-bubble paper's model (its ILP's constraints
-  /// (4)-(5)), which reproduces its Table 5 (tests/zero_bubble_test.cc). Blocking: it also holds the
-  /// sender for L per result sent to another rank (one send after the other); batched: for L once
-  /// (sent together) — communication that is not overlapped with compute.
-  P2pMode p2p = P2pMode::Async;
 };
 
 struct OpSpan {

@@ -15,7 +15,7 @@ namespace pipegrid {
 
 Schedule generate_zb_h1(const ScheduleParams& params) {
   const int p = params.ranks, m = params.microbatches;
-  Schedule schedule{"zb-h1", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}};
+  Schedule schedule{"zb-h1", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}, {}};
   schedule.programs.resize(p);
   for (int r = 0; r < p; ++r)
     schedule.programs[r] = split_backward_program(r, m, {.forwards_first = p - r, .weight_lag = r});

@@ -25,7 +25,7 @@ Schedule generate_zb_h2(const ScheduleParams& params) {
   if (m < 2 * p - 1)
     throw InputError(
         fmt::format("--microbatches {}: zb-h2 needs at least 2 * --pp - 1 ({}) micro-batches", m, 2 * p - 1));
-  Schedule schedule{"zb-h2", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}};
+  Schedule schedule{"zb-h2", p, m, 1, StageLayout::chain(loop_placement(p, 1), m), {}, {}};
   schedule.programs.resize(p);
   for (int r = 0; r < p; ++r)
     schedule.programs[r] =

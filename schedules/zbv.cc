@@ -65,7 +65,7 @@ std::vector<Action> zbv_actions(int p, int rank, int n) {
 
 Schedule generate_zbv(const ScheduleParams& params) {
   const int p = params.ranks, m = params.microbatches;
-  Schedule schedule{"zbv", p, m, 2, StageLayout::chain(v_placement(p), m), {}};
+  Schedule schedule{"zbv", p, m, 2, StageLayout::chain(v_placement(p), m), {}, {}};
   schedule.programs.resize(p);
   const int built_for = std::max(2 * p - 1, m);
   for (int r = 0; r < p; ++r) {

@@ -112,7 +112,7 @@ TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
   EXPECT_EQ(error_of("[model]\ncompute_efficiency = nan\n"), "exp.toml:2:22: [model] compute_efficiency: must be a finite number");
   EXPECT_EQ(error_of("[model]\ncompute_efficiency = 1.5\n"), "exp.toml:2:22: [model] compute_efficiency: must be in (0, 1]");
   EXPECT_EQ(error_of("[sim]\np2p_bytes = inf\n"), "exp.toml:2:13: [sim] p2p_bytes: must be a finite number");
-  EXPECT_EQ(error_of("[sim]\np2p = \"eager\"\n"), "exp.toml:2:7: [sim] p2p: must be one of async, blocking, batched");
+  EXPECT_EQ(error_of("[sim]\np2p = \"eager\"\n"), "exp.toml:2:7: [sim] p2p: must be one of async, rendezvous, blocking");
   EXPECT_EQ(error_of("[model]\nscatter_gather = 1\n"), "exp.toml:2:18: [model] scatter_gather: expected a boolean, got an integer");
   EXPECT_EQ(error_of("[modle]\nlayers = 2\n"),
             "exp.toml:1:1: [modle]: unknown section; an experiment has [platform], [parallel], [model], [sim] and "

@@ -108,16 +108,17 @@ TEST(SimulateCli, SameInputsSameBytes) {
   }
 }
 
-TEST(SimulateCli, ABlockingOneFOneBDeadlocksWithExitCode3) {
+TEST(SimulateCli, BlockingCallsDeadlock1F1BWithExitCode3) {
   const std::string out = temp_dir("deadlock");
   const auto r = run_pipegrid("simulate --platform " + kStar +
-                              " --schedule 1f1b --pp 2 --microbatches 4 --p2p blocking --out " + out);
+                              " --schedule 1f1b --pp 2 --microbatches 4 --p2p blocking --comm-plan blocking-calls "
+                              "--out " + out);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "deadlock at 4.002 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1B0\n"
-            "  gpu0 (tp 0, dp 0, pp 0) is blocked at 0F1\n"
-            "  gpu1 (tp 0, dp 0, pp 1) is blocked at 1B0\n"
+            "  gpu0 (tp 0, dp 0, pp 0) is blocked at [0SEND_F1]\n"
+            "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_B0]\n"
             "wrote " + out + "/deadlock.json\n");
   const auto deadlock = nlohmann::json::parse(read_file(out + "/deadlock.json"));
   EXPECT_EQ(deadlock["cycle"].size(), 2u);
@@ -125,8 +126,8 @@ TEST(SimulateCli, ABlockingOneFOneBDeadlocksWithExitCode3) {
   EXPECT_EQ(deadlock["cycle"][0]["peer"], "gpu1");
 }
 
-TEST(SimulateCli, BatchedAndAsyncFinish) {
-  for (const char* mode : {"batched", "async"})
+TEST(SimulateCli, RendezvousUnderMegatronsPlanAndAsyncFinish) {
+  for (const char* mode : {"rendezvous", "async"})
     EXPECT_EQ(run_pipegrid("simulate --platform " + kStar + " --schedule 1f1b --pp 2 --microbatches 4 --p2p " + mode)
                   .exit_code,
               0)
@@ -166,7 +167,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, "
                       "not both"},
         BadSimulation{"UnknownP2p", "--platform " + kTwoNodes + kJob + " --p2p eager",
-                      "--p2p eager: must be one of async, blocking, batched"},
+                      "--p2p eager: must be one of async, rendezvous, blocking"},
         BadSimulation{"UnknownTpComm", "--platform " + kTwoNodes + kJob + " --tp-comm exact",
                       "--tp-comm exact: must be one of flow, analytic, off"},
         BadSimulation{"StageScaleSyntax", "--platform " + kTwoNodes + kJob + " --stage-cost-scale 0:1.5",

@@ -3,6 +3,8 @@
 // sweep_identity_test.cc).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -42,11 +44,16 @@ std::vector<std::string> lines(const std::string& text) {
 std::map<std::string, std::string> statuses(const std::string& results) {
   std::map<std::string, std::string> by_id;
   const auto rows = lines(read_file(results));
+  if (rows.empty()) return by_id;
+  std::vector<std::string> header;
+  std::istringstream names(rows[0]);
+  for (std::string f; std::getline(names, f, ',');) header.push_back(f);
+  const std::size_t status = std::find(header.begin(), header.end(), "status") - header.begin();
   for (std::size_t i = 1; i < rows.size(); ++i) {
     std::vector<std::string> fields;
     std::istringstream in(rows[i]);
     for (std::string f; std::getline(in, f, ',');) fields.push_back(f);
-    if (fields.size() > 4) by_id[fields[0]] = fields[4];  // id, 3 axes, status
+    if (fields.size() > status) by_id[fields[0]] = fields[status];
   }
   return by_id;
 }
@@ -164,8 +171,8 @@ TEST(Sweep, ChangingTheSweepRerunsOnlyWhatChanged) {
   std::ofstream(dir + "/sweep.toml") << sweep;
   const std::string cd = std::string("--help >/dev/null; cd ") + PIPEGRID_SOURCE_DIR + " && " + PIPEGRID_BINARY;
   ASSERT_EQ(run_pipegrid(cd + " sweep " + dir + "/sweep.toml --out " + dir + "/out").exit_code, 0);
-  // The last configuration's p2p mode changes from batched to async; the other eleven stay.
-  sweep.replace(sweep.rfind("\"batched\""), 9, "\"async\"");
+  // The last configuration's p2p mode changes from rendezvous to async; the other eleven stay.
+  sweep.replace(sweep.rfind("\"rendezvous\""), 12, "\"async\"");
   std::ofstream(dir + "/sweep.toml") << sweep;
   const auto again = run_pipegrid(cd + " sweep " + dir + "/sweep.toml --out " + dir + "/out");
   EXPECT_NE(again.err.find("12 configurations, 11 already done, 1 ran"), std::string::npos) << again.err;

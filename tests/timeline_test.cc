@@ -14,7 +14,8 @@ TEST(Timeline, OneFOneBOnTwoRanks) {
   // rank 0 runs 0F0 [0, 1], 0F1 [1, 2], 0B0 [4, 6] and 0B1 [7, 9]. Makespan 9, compute 12 of 18.
   // The shortest op (1) gets the longest label plus one column: 4 columns per time unit.
   std::ostringstream out;
-  draw_timeline(out, run::time_run(generate_1f1b({2, 2, 1}), ActionTimes{1, 2, 1, std::nullopt}, {0, true}));
+  draw_timeline(out, run::time_run(generate_1f1b({2, 2, 1}), ActionTimes{1, 2, 1, std::nullopt}, CommPlan::Framework,
+                                         {0, P2pMode::Async, 1, true}));
   EXPECT_EQ(out.str(),
             "1f1b: pp 2, microbatches 2, chunks 1; makespan 9, bubble fraction 0.3333\n"
             "   time 0       2       4       6       8\n"

@@ -4,12 +4,14 @@
 // same programs (schedules/results.h), so no order is invented here.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <memory>
 
 #include "sim/exec/job.h"
+#include "schedules/messages.h"
 #include "sim/exec/moe_op.h"
 #include "sim/exec/tags.h"
 
@@ -59,20 +61,18 @@ class GpuRun {
   }
 
   void run() {
-    std::vector<Message> pending_sends;  // batched: posted with the next op's receives
+    const auto& batches = job_.schedule.comms[at_.pp];
+    std::size_t b = 0;
     for (std::size_t pos = 0; pos < program_.size(); ++pos) {
       account_.position = pos;
+      for (; b < batches.size() && batches[b].before <= pos; ++b) run_batch(b, batches[b]);
       const Op& op = program_[pos];
-      exchange(pending_sends, inputs(op));
+      receive_inputs(op);
       compute(pos, op);
-      pending_sends = outputs(op);
-      if (job_.options.p2p != P2pMode::Batched) {
-        exchange(pending_sends, {});
-        pending_sends.clear();
-      }
     }
-    exchange(pending_sends, {});
     account_.position = program_.size();
+    for (; b < batches.size(); ++b) run_batch(b, batches[b]);
+    wait_late_sends();
     gradients();
     account_.finish = sg4::Engine::get_clock();
     account_.finished = true;
@@ -88,63 +88,70 @@ class GpuRun {
     return {MessageKey{dst, pipeline_tag(job_.results(result))}, flow};
   }
 
-  // The results this op needs from other ranks.
-  std::vector<Message> inputs(const Op& op) const {
-    std::vector<Message> messages;
+  // The channel of this GPU's next message to `dst`: the n-th one goes on channel n mod K
+  // (comm_timing.h numbers a pair's messages the same way).
+  std::int64_t next_channel(int dst) {
+    const int k = job_.options.p2p_channels;
+    const std::int64_t n = sends_to_[dst]++;
+    return (static_cast<std::int64_t>(gpu_) * static_cast<std::int64_t>(job_.hosts.size()) + dst) * k + n % k;
+  }
+
+  // Posts a batch's sends and receives together; a batch waited at once is waited for whole (the part
+  // of the wait with a flow on the wire is exposed p2p), one waited at its use leaves its receives to
+  // the op that reads them and, under rendezvous, its sends to the end of the step.
+  void run_batch(std::size_t index, const CommBatch& batch) {
+    Transfers& transfers = job_.transfers;
+    const bool rendezvous = job_.options.p2p == P2pMode::Rendezvous;
+    const bool now = batch.wait == CommWait::Now;
+    std::vector<std::pair<MessageKey, bool>> waits;  // key, as sender
+    for (const CommAction& a : batch.actions) {
+      const Result r = *message_of(job_.schedule.layout, a);
+      if (is_send(a.kind)) {
+        const Message m = message(r, gpu_, gpu_of_rank(receiver_rank(job_.schedule, r)));
+        transfers.post_send(m.key, m.flow, /*eager=*/!rendezvous, /*sender_waits=*/rendezvous,
+                            next_channel(m.flow.dst_gpu));
+        if (rendezvous && now)
+          waits.emplace_back(m.key, true);
+        else if (rendezvous)
+          late_sends_.push_back(m.key);
+      } else {
+        const Message m = message(r, gpu_of_rank(sender_rank(job_.schedule, r)), gpu_);
+        transfers.post_receive(m.key, m.flow);
+        if (now)
+          waits.emplace_back(m.key, false);
+        else
+          unwaited_receives_.emplace(job_.results(r), m.key);
+      }
+    }
+    if (waits.empty()) return;
+    account_.comm_batch = index;
+    const double begin = sg4::Engine::get_clock();
+    std::vector<FlowSpan> spans;
+    for (const auto& [key, as_sender] : waits) spans.push_back(transfers.wait(key, as_sender));
+    account_.p2p_exposed += covered(begin, sg4::Engine::get_clock(), spans);
+    account_.comm_batch.reset();
+  }
+
+  // The receives the op reads that were posted to be waited at their use.
+  void receive_inputs(const Op& op) {
     for (int i = 0; i < op.size(); ++i) {
       const auto input = input_of(job_.schedule.layout, op[i]);
       if (!input) continue;
-      const int rank = job_.schedule.rank_of(input->stage);
-      if (rank != at_.pp) messages.push_back(message(*input, gpu_of_rank(rank), gpu_));
+      const auto it = unwaited_receives_.find(job_.results(*input));
+      if (it == unwaited_receives_.end()) continue;
+      const MessageKey key = it->second;
+      unwaited_receives_.erase(it);
+      const double from = sg4::Engine::get_clock();
+      account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {job_.transfers.wait(key, false)});
     }
-    return messages;
   }
 
-  // The results this op hands to other ranks.
-  std::vector<Message> outputs(const Op& op) const {
-    std::vector<Message> messages;
-    for (int i = 0; i < op.size(); ++i) {
-      const auto output = output_of(op[i]);
-      if (!output) continue;
-      const int reader = reader_stage(job_.schedule.layout, *output);
-      if (reader < 0) continue;
-      const int rank = job_.schedule.rank_of(reader);
-      if (rank != at_.pp) messages.push_back(message(*output, gpu_, gpu_of_rank(rank)));
+  void wait_late_sends() {
+    for (const MessageKey& key : late_sends_) {
+      const double from = sg4::Engine::get_clock();
+      account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {job_.transfers.wait(key, true)});
     }
-    return messages;
-  }
-
-  // Sends and receives at one boundary between ops, in the chosen semantics. Async: sends start their
-  // flows and return; each receive waits for its flow. Blocking: one rendezvous at a time, sends first.
-  // Batched: everything posted, then everything waited.
-  void exchange(const std::vector<Message>& sends, const std::vector<Message>& receives) {
-    Transfers& transfers = job_.transfers;
-    const P2pMode mode = job_.options.p2p;
-    const bool eager = mode == P2pMode::Async;
-    const double begin = sg4::Engine::get_clock();
-    std::vector<FlowSpan> spans;
-    const auto waited = [&](const FlowSpan& span, double from) {
-      if (mode != P2pMode::Batched) account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {span});
-      spans.push_back(span);
-    };
-    for (const Message& m : sends) {
-      transfers.post_send(m.key, m.flow, eager);
-      if (mode == P2pMode::Blocking) {
-        const double from = sg4::Engine::get_clock();
-        waited(transfers.wait(m.key, /*as_sender=*/true), from);
-      }
-    }
-    for (const Message& m : receives) {
-      transfers.post_receive(m.key, m.flow);
-      if (mode != P2pMode::Batched) {
-        const double from = sg4::Engine::get_clock();
-        waited(transfers.wait(m.key, /*as_sender=*/false), from);
-      }
-    }
-    if (mode != P2pMode::Batched) return;
-    for (const Message& m : sends) spans.push_back(transfers.wait(m.key, /*as_sender=*/true));
-    for (const Message& m : receives) spans.push_back(transfers.wait(m.key, /*as_sender=*/false));
-    account_.p2p_exposed += covered(begin, sg4::Engine::get_clock(), spans);
+    late_sends_.clear();
   }
 
   // The α-β time of one TP all-reduce, computed once: every op of a GPU uses the same group and size.
@@ -314,6 +321,9 @@ class GpuRun {
   GpuAccount& account_;
   double speed_;  // flop/s of this GPU, as the platform file gives it
   std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages
+  std::unordered_map<int, std::int64_t> sends_to_;                  // messages sent to each GPU so far
+  std::unordered_map<std::size_t, MessageKey> unwaited_receives_;   // by result: posted, waited at the use
+  std::vector<MessageKey> late_sends_;                              // rendezvous sends waited at the end
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
 };
 

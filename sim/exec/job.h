@@ -2,6 +2,7 @@
 // network, and what each GPU has done so far.
 #pragma once
 
+#include <optional>
 #include <simgrid/s4u/Host.hpp>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace pipegrid::sim {
 
 struct ExecOptions {
   P2pMode p2p = P2pMode::Async;
+  int p2p_channels = 1;  // per pair of GPUs and direction (Transfers::Channel)
   CommFidelity tp_comm = CommFidelity::Analytic;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
@@ -42,6 +44,7 @@ struct GpuAccount {
   double finish = 0;
   bool finished = false;
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report
+  std::optional<std::size_t> comm_batch;  // the comm batch it waits at, if it does
   double exposed() const { return p2p_exposed + tp_exposed + dp_exposed + a2a_exposed; }
 };
 

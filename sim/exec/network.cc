@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/simix.hpp>
+#include <xbt/config.hpp>
 #include <stdexcept>
 
 namespace pipegrid::sim {
@@ -11,6 +14,23 @@ namespace pipegrid::sim {
 namespace sg4 = simgrid::s4u;
 
 namespace {
+// The latency fraction of the flow being started, read by SimGrid's latency-factor callback, which
+// runs inside Comm::start() (maestro, synchronously), so no other flow can start in between.
+double starting_latency_fraction = 1;
+
+// Installs the callback where SimGrid takes one: the CM02 family (CM02, LV08) when the platform does
+// not set network/latency-factor itself (SimGrid refuses to mix the two). The callback then applies
+// the model's own factor (1 for CM02, 13.01 for LV08) times the fraction.
+bool install_latency_scaling(double& factor) {
+  factor = simgrid::config::get_value<double>("network/latency-factor");
+  const std::string model = simgrid::config::get_value<std::string>("network/model");
+  if ((model != "CM02" && model != "LV08") || !simgrid::config::is_default("network/latency-factor")) return false;
+  sg4::Engine::get_instance()->get_netzone_root()->get_network_model()->set_lat_factor_cb(
+      [factor = factor](double, const sg4::Host*, const sg4::Host*, const std::vector<sg4::Link*>&,
+               const std::unordered_set<sg4::NetZone*>&) { return factor * starting_latency_fraction; });
+  return true;
+}
+
 // SimGrid's signals cannot be disconnected from outside, so they are connected once per process and
 // forward to the Network alive at the time, if any (one engine per process, and the engine may
 // cancel leftover activities after a deadlock, once the Network is gone).
@@ -38,6 +58,7 @@ Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts
   }();
   (void)connected;
   current_network = this;
+  scales_latency_ = install_latency_scaling(latency_factor_);
 }
 
 Network::~Network() {
@@ -64,6 +85,10 @@ const Network::RouteEntry& Network::route_entry(int src_gpu, int dst_gpu) {
 
 const std::vector<int>& Network::route(int src_gpu, int dst_gpu) { return route_entry(src_gpu, dst_gpu).links; }
 
+double Network::effective_latency(int src_gpu, int dst_gpu) {
+  return route_entry(src_gpu, dst_gpu).latency * latency_factor_;
+}
+
 std::pair<double, double> Network::bottleneck_and_latency(int src_gpu, int dst_gpu) {
   const RouteEntry& entry = route_entry(src_gpu, dst_gpu);
   double bandwidth = std::numeric_limits<double>::infinity();
@@ -71,7 +96,7 @@ std::pair<double, double> Network::bottleneck_and_latency(int src_gpu, int dst_g
   return {bandwidth, entry.latency};
 }
 
-sg4::CommPtr Network::start_flow(const FlowInfo& flow) {
+sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) {
   const RouteEntry& entry = route_entry(flow.src_gpu, flow.dst_gpu);
   const double now = sg4::Engine::get_clock();
   for (int index : entry.links) {
@@ -87,7 +112,9 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow) {
     comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
     comm->set_payload_size(static_cast<std::uint64_t>(flow.bytes));
     active_.emplace(comm.get(), ActiveFlow{flow, &entry, now, comm});
+    starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
     comm->start();
+    starting_latency_fraction = 1;
   });
   return comm;
 }

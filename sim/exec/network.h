@@ -53,8 +53,15 @@ class Network {
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
-  /// Starts a flow now (an actor must be running).
-  simgrid::s4u::CommPtr start_flow(const FlowInfo& flow);
+  /// Starts a flow now (from an actor, or from maestro in a flow-end listener). `latency_fraction`
+  /// scales the route's latency for this flow alone: a message queued on a channel behind another one
+  /// has its bytes follow the other's without paying the latency again (Transfers).
+  simgrid::s4u::CommPtr start_flow(const FlowInfo& flow, double latency_fraction = 1);
+  /// Whether start_flow can scale a flow's latency: SimGrid takes a per-flow latency factor for its
+  /// CM02 and LV08 models only when the platform leaves network/latency-factor to the model.
+  bool scales_latency() const { return scales_latency_; }
+  /// The latency a flow between two GPUs pays: its route's, times the model's latency factor.
+  double effective_latency(int src_gpu, int dst_gpu);
 
   /// The links a flow from one GPU to another crosses, cached (routes exist once the platform is
   /// sealed, i.e. from inside actors).
@@ -83,6 +90,8 @@ class Network {
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
 
   std::vector<simgrid::s4u::Host*> hosts_;
+  bool scales_latency_ = false;
+  double latency_factor_ = 1;
   std::vector<FlowEnd> listeners_;
   std::vector<LinkUsage> links_;
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;

@@ -32,8 +32,10 @@ std::string wait_text(const Job& job, const RuntimeWait& w) {
 }
 
 std::string op_at(const Job& job, const RuntimeWait& w) {
-  const auto& program = job.schedule.programs[job.placement.coordinates(w.gpu).pp];
-  return w.position < program.size() ? to_string(program[w.position]) : "its gradient all-reduce";
+  const int rank = job.placement.coordinates(w.gpu).pp;
+  if (w.batch) return to_string(job.schedule.comms[rank][*w.batch]);
+  const auto& program = job.schedule.programs[rank];
+  return w.position < program.size() ? to_string(program[w.position]) : "the end of its step";
 }
 
 }  // namespace
@@ -43,7 +45,9 @@ std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time
   deadlock.time = time;
   std::map<int, const RuntimeWait*> by_gpu;
   for (int gpu = 0; gpu < static_cast<int>(job.accounts.size()); ++gpu)
-    if (!job.accounts[gpu].finished) deadlock.blocked.push_back({gpu, job.accounts[gpu].position, job.transfers.blocked_on(gpu)});
+    if (!job.accounts[gpu].finished)
+      deadlock.blocked.push_back(
+          {gpu, job.accounts[gpu].position, job.accounts[gpu].comm_batch, job.transfers.blocked_on(gpu)});
   if (deadlock.blocked.empty()) return std::nullopt;
   for (const RuntimeWait& w : deadlock.blocked)
     if (w.on.blocked) by_gpu[w.gpu] = &w;

@@ -14,6 +14,7 @@ namespace pipegrid::sim {
 struct RuntimeWait {
   int gpu;
   std::size_t position;  // the op it is blocked at (the program's size: after its last op)
+  std::optional<std::size_t> batch;  // the comm batch it is blocked at, if any
   BlockedOn on;
 };
 

@@ -1,5 +1,7 @@
 #include "sim/exec/transfers.h"
 
+#include <algorithm>
+#include <simgrid/s4u/Engine.hpp>
 #include <stdexcept>
 
 namespace pipegrid::sim {
@@ -10,11 +12,11 @@ Transfers::Transfers(Network& network, int gpus) : network_(network), waiters_(g
   network_.on_flow_end([this](const FlowInfo& flow, double start, double end) { flow_ended(flow, start, end); });
 }
 
-void Transfers::start(const MessageKey& key) {
+void Transfers::start(const MessageKey& key, double latency_fraction) {
   Entry& entry = entries_.at(key);
   entry.starting = true;
   const FlowInfo flow = entry.flow;
-  sg4::CommPtr comm = network_.start_flow(flow);
+  sg4::CommPtr comm = network_.start_flow(flow, latency_fraction);
   entries_.at(key).comm = std::move(comm);
   // A side waiting for its peer now waits for the network only.
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
@@ -27,6 +29,10 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   if (it == entries_.end()) return;  // not one of ours
   it->second.done = true;
   it->second.span = {start, end};
+  if (const std::int64_t channel = it->second.channel; channel >= 0) {
+    channels_.at(channel).busy = false;
+    advance(channel);  // may start a flow; `it` is not used below
+  }
   for (int gpu : {flow.src_gpu, flow.dst_gpu}) {
     Waiter& waiter = waiters_[gpu];
     if (!waiter.actor || !(waiter.key == key)) continue;
@@ -37,15 +43,42 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   }
 }
 
-void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits) {
+void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits,
+                          std::int64_t channel) {
   Entry& entry = entries_[key];
   if (entry.sent) throw std::logic_error("Transfers: a message was sent twice");
   entry.flow = flow;
   entry.flow.tag = key.tag;
   entry.sent = true;
+  entry.sent_at = sg4::Engine::get_clock();
   entry.eager = eager;
   entry.waits_left += eager && !sender_waits ? 0 : 1;
-  if (eager || entry.received) start(key);
+  entry.channel = channel;
+  if (channel >= 0) {
+    channels_[channel].queue.push_back(key);
+    advance(channel);
+  } else if (eager || entry.received) {
+    start(key);
+  }
+}
+
+void Transfers::advance(std::int64_t channel) {
+  Channel& c = channels_.at(channel);
+  if (c.busy || c.next == c.queue.size()) return;
+  const MessageKey key = c.queue[c.next];
+  const Entry& entry = entries_.at(key);
+  if (!ready(entry)) return;
+  ++c.next;
+  c.busy = true;
+  const double now = sg4::Engine::get_clock();
+  const double ready_at = entry.eager ? entry.sent_at : std::max(entry.sent_at, entry.received_at);
+  const double latency = network_.effective_latency(entry.flow.src_gpu, entry.flow.dst_gpu);
+  const double fraction = latency > 0 ? std::clamp((ready_at + latency - now) / latency, 0.0, 1.0) : 1.0;
+  if (c.next == c.queue.size()) {  // nothing queued behind: forget what the channel has carried
+    c.queue.clear();
+    c.next = 0;
+  }
+  start(key, fraction);
 }
 
 void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
@@ -56,7 +89,11 @@ void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
     entry.flow.tag = key.tag;
   }
   entry.received = true;
-  if (entry.sent && !entry.starting) start(key);
+  entry.received_at = sg4::Engine::get_clock();
+  if (entry.channel >= 0)
+    advance(entry.channel);
+  else if (entry.sent && !entry.starting)
+    start(key);
 }
 
 FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activities_running) {

@@ -49,7 +49,9 @@ class Transfers {
 
   /// Posts the sending side. Eager: the flow starts now. Otherwise it starts when the receiver posts.
   /// An eager sender that will wait for its flow (to send in order on one channel) says so.
-  void post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits = false);
+  /// On a channel (`channel` ≥ 0, see Channel) the flow also waits for the channel's earlier messages.
+  void post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits = false,
+                 std::int64_t channel = -1);
   /// Posts the receiving side (starting the flow of a rendezvous whose sender already posted).
   /// `expected` describes the message as the receiver knows it, for deadlock reports.
   void post_receive(const MessageKey& key, const FlowInfo& expected);
@@ -69,8 +71,21 @@ class Transfers {
       return std::hash<std::uint64_t>()(k.tag * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.dst_gpu));
     }
   };
+  /// NCCL-like: the messages of one channel travel in the order they were sent, each flow starting
+  /// when the one before it has ended. The later one's bytes follow the earlier's on the wire, so it
+  /// pays only the part of its latency that was not already past while it queued: ready at r and
+  /// started at t, it pays max(0, r + L − t) of its latency L (Network::start_flow's fraction, where
+  /// SimGrid allows it; otherwise all of L).
+  struct Channel {
+    std::vector<MessageKey> queue;  // sent, not started, in order; `next` is the head
+    std::size_t next = 0;
+    bool busy = false;
+  };
   struct Entry {
     FlowInfo flow{};
+    std::int64_t channel = -1;
+    double sent_at = 0;
+    double received_at = 0;
     bool sent = false;
     bool received = false;
     bool eager = false;
@@ -93,10 +108,15 @@ class Transfers {
 
   /// Starts the entry's flow. Starting is a simcall: other actors run meanwhile and may grow the
   /// table, so the entry is looked up again afterwards rather than held by reference.
-  void start(const MessageKey& key);
+  void start(const MessageKey& key, double latency_fraction = 1);
+  /// Starts the channel's head message if it is ready (sent, and received unless eager) and the
+  /// channel is free.
+  void advance(std::int64_t channel);
+  bool ready(const Entry& entry) const { return entry.sent && (entry.eager || entry.received); }
 
   Network& network_;
   std::unordered_map<MessageKey, Entry, KeyHash> entries_;
+  std::unordered_map<std::int64_t, Channel> channels_;
   std::vector<Waiter> waiters_;
 };
 

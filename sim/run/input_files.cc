@@ -56,6 +56,7 @@ std::vector<std::string> InputFingerprints::files(const input::Experiment& exper
       files.insert(files.end(), it->second.begin(), it->second.end());
     }
     if (const std::string loads = input::routing_file(v.text("routing")); !loads.empty()) files.push_back(loads);
+    if (v.has("schedule-file")) files.push_back(v.text("schedule-file"));
   }
   return files;
 }

@@ -9,6 +9,7 @@
 #include "schedules/generators.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
+#include "sim/run/comm_options.h"
 #include "sim/run/limits.h"
 #include "sim/run/schedule_report.h"
 
@@ -20,7 +21,8 @@ using input::OptionValues;
 
 struct Request {
   ActionTimes times;
-  TimingOptions engine;
+  CommPlan plan = CommPlan::Framework;
+  CommTimingOptions engine;
   std::string format;
   std::string out;
 };
@@ -32,27 +34,29 @@ Request request_of(const OptionValues& v) {
   r.format = v.text("format");
   r.engine.p2p_latency = v.number("p2p-latency");
   r.engine.record_spans = r.format == "timeline";
-  r.engine.p2p =
-      choose<P2pMode>("--p2p", v.text("p2p"),
-                      {{"async", P2pMode::Async}, {"blocking", P2pMode::Blocking}, {"batched", P2pMode::Batched}});
+  r.engine.p2p = p2p_mode_of(v);
+  r.engine.channels = static_cast<int>(v.integer("p2p-channels"));
+  r.plan = comm_plan_of(v);
   if (v.has("out")) r.out = v.text("out");
   return r;
 }
 
 // Validates, looks for a deadlock, times one schedule (not for --format csv, which only prints its
 // programs) and writes its files.
-ScheduleOutcome check_and_time(Schedule schedule, const Request& request, const OpLocator& locate) {
+ScheduleOutcome check_and_time(Schedule schedule, const Request& request, const OpLocator& locate,
+                               const CommLocator& locate_batch = locate_comm_batch) {
   ScheduleOutcome outcome;
   validate(schedule, locate);
   if (const auto deadlock = find_deadlock(schedule)) {
     outcome.deadlock = deadlock->report(schedule, locate);
     return outcome;
   }
-  if (request.format == "csv") {
-    outcome.runs.push_back({std::move(schedule), request.times, request.engine, {}, {}});
+  ScheduleRun run = time_run(std::move(schedule), request.times, request.plan, request.engine, locate, locate_batch);
+  if (run.deadlock) {
+    outcome.deadlock = run.deadlock->report(run.schedule, locate, locate_batch);
     return outcome;
   }
-  outcome.runs.push_back(time_run(std::move(schedule), request.times, request.engine));
+  outcome.runs.push_back(std::move(run));
   if (!request.out.empty()) write_schedule_outputs(request.out, outcome.runs.front());
   return outcome;
 }
@@ -81,7 +85,13 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
       return outcome;
     }
     const double stages = model_stages_per_rank(schedule);
-    outcome.runs.push_back(time_run(std::move(schedule), per_model_stage(request.times, stages), request.engine));
+    ScheduleRun run = time_run(std::move(schedule), per_model_stage(request.times, stages), request.plan, request.engine);
+    // A plan whose order deadlocks one schedule is what the comparison shows for it.
+    if (run.deadlock)
+      outcome.skipped.push_back(fmt::format("{}: deadlocks under {} p2p: {}", generator.name,
+                                            p2p_mode_name(request.engine.p2p), run.deadlock->chain()));
+    else
+      outcome.runs.push_back(std::move(run));
   }
   std::stable_sort(outcome.runs.begin(), outcome.runs.end(),
                    [](const ScheduleRun& a, const ScheduleRun& b) { return a.timing.makespan < b.timing.makespan; });
@@ -109,7 +119,7 @@ ScheduleOutcome run_check(const OptionValues& v) {
       choose<CsvPlacement>(
           "--placement", v.text("placement"),
           {{"inferred", CsvPlacement::Inferred}, {"loop", CsvPlacement::Loop}, {"v", CsvPlacement::V}}));
-  return check_and_time(csv.schedule, request, csv.locator());
+  return check_and_time(csv.schedule, request, csv.locator(), csv.comm_locator());
 }
 
 }  // namespace pipegrid::run

@@ -4,12 +4,18 @@
 
 namespace pipegrid::run {
 
-ScheduleRun time_run(Schedule schedule, const ActionTimes& times, const TimingOptions& options) {
+ScheduleRun time_run(Schedule schedule, const ActionTimes& times, CommPlan plan, const CommTimingOptions& options,
+                     const OpLocator& locate_op, const CommLocator& locate_batch) {
   ScheduleRun run;
-  run.timing = time_schedule(schedule, times, options);
-  run.peak_activations = peak_activations(schedule);
-  run.schedule = std::move(schedule);
+  const bool written = schedule.has_comms();  // its batches are cells of a file, not a plan's
+  run.schedule = lower(schedule, plan);
+  validate_comms(run.schedule, locate_op, written ? locate_batch : CommLocator(locate_comm_batch));
+  CommTiming timed = time_lowered(run.schedule, times, options);
+  run.timing = std::move(timed.timing);
+  run.deadlock = std::move(timed.deadlock);
+  run.peak_activations = peak_activations(run.schedule);
   run.times = times;
+  run.plan = plan;
   run.options = options;
   return run;
 }

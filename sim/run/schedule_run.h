@@ -5,22 +5,30 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "schedules/action_times.h"
+#include "schedules/comm_plan.h"
+#include "schedules/comm_timing.h"
 #include "schedules/schedule.h"
-#include "schedules/timing.h"
 
 namespace pipegrid::run {
 
 struct ScheduleRun {
-  Schedule schedule;
+  Schedule schedule;  // with its comm actions (lowered by `plan` unless it came with them)
   ActionTimes times;  // per virtual stage, as the engine used them
-  TimingOptions options;  // the p2p latency and mode the engine used
-  Timing timing;
+  CommPlan plan = CommPlan::Framework;  // the plan the user asked for (framework: the schedule's own)
+  CommTimingOptions options;            // the p2p latency, semantics and channels the engine used
+  Timing timing;                        // partial when `deadlock` is set
+  std::optional<CommDeadlock> deadlock;  // the order of its comm actions deadlocks
   std::vector<int> peak_activations;  // per rank, in micro-batches on one virtual stage
 };
 
-/// Times a schedule that validate() accepted and find_deadlock() cleared.
-ScheduleRun time_run(Schedule schedule, const ActionTimes& times, const TimingOptions& options);
+/// Lowers a schedule that validate() accepted and find_deadlock() cleared by the plan (unless it has
+/// comm actions already), checks the comm actions (validate_comms, with the locators for errors)
+/// and times it with the comm engine.
+ScheduleRun time_run(Schedule schedule, const ActionTimes& times, CommPlan plan, const CommTimingOptions& options,
+                     const OpLocator& locate_op = locate_in_program, const CommLocator& locate_batch = locate_comm_batch);
 
 /// How many model stages make one rank's share of the model: v for interleaved, 2 for ZB-V and
 /// DualPipeV, 1 for 1F1B — and for DualPipe, whose two virtual stages per rank are two copies.

@@ -32,8 +32,8 @@ SimulationOutcome run_simulation(const input::OptionValues& values) {
   SimulationOutcome outcome;
   outcome.run = resolve_simulation(values);
   const ResolvedRun& run = outcome.run;
-  if (const auto deadlock = find_deadlock(run.input.schedule)) {
-    outcome.deadlock = deadlock->report(run.input.schedule);
+  if (run.compute_deadlock) {
+    outcome.deadlock = run.compute_deadlock;
     return outcome;
   }
   outcome.result = sim::simulate(run.input);

@@ -34,9 +34,12 @@ struct ResolvedRun {
   std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
   double peak_flops = 0;              // median speed of the job's GPUs: the MFU denominator
   nlohmann::json echo;
+  /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.
+  std::optional<std::string> compute_deadlock;
 };
 
-/// Reads the platform, generates and checks the schedule, places the job and prices it. Throws
+/// Reads the platform, generates (or reads) and checks the schedule, lowers it by the comm plan, places
+/// the job and prices it. Throws
 /// InputError (one line) for any bad input, including a job too large for this machine.
 ResolvedRun resolve_simulation(const input::OptionValues& values);
 

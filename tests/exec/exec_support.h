@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "schedules/comm_plan.h"
 #include "schedules/generators.h"
 #include "sim/exec/executor.h"
 
@@ -21,10 +22,10 @@ inline std::vector<PlatformGpu> star_gpus(int n, int per_node) {
 /// A job of the named schedule with explicit times (seconds at 1 Tflop/s, the test GPUs' speed).
 inline SimulationInput explicit_job(const std::string& platform, std::vector<PlatformGpu> gpus, const std::string& schedule,
                                     ScheduleParams params, ParallelSizes sizes, const ActionTimes& times,
-                                    double p2p_bytes) {
+                                    double p2p_bytes, CommPlan plan = CommPlan::Framework) {
   SimulationInput input{kPlatforms + "/" + platform,
                         std::move(gpus),
-                        generate_schedule(schedule, params),
+                        lower(generate_schedule(schedule, params), plan),
                         sizes,
                         "tp-dp-pp",
                         false,

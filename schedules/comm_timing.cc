@@ -1,0 +1,319 @@
+#include "schedules/comm_timing.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <stdexcept>
+
+#include "schedules/messages.h"
+
+namespace pipegrid {
+
+namespace {
+
+constexpr double kUnknown = -1;
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+struct Message {
+  double send_posted = kUnknown;
+  double receive_posted = kUnknown;
+  double start = kUnknown;  // decided once its sides (and the message before it on its channel) allow
+  double end = kUnknown;
+  std::size_t before_on_channel = kNone;
+  std::size_t after_on_channel = kNone;
+};
+
+// What a parked rank waits for.
+struct Park {
+  enum What { Nothing, MessageEnd, Result } what = Nothing;
+  std::size_t index = kNone;
+};
+
+class Engine {
+ public:
+  Engine(const Schedule& s, const ActionTimes& times, const CommTimingOptions& options)
+      : s_(s),
+        times_(times),
+        options_(options),
+        index_(s.num_stages(), s.microbatches),
+        messages_(index_.size()),
+        done_(index_.size(), kUnknown),
+        op_(s.ranks, 0),
+        batch_(s.ranks, 0),
+        posted_(s.ranks, false),
+        now_(s.ranks, 0),
+        park_(s.ranks),
+        late_sends_(s.ranks),
+        end_wait_(s.ranks, 0) {
+    link_channels();
+    for (int rank = 0; rank < s.ranks; ++rank)
+      for (const CommBatch& batch : batches(rank))
+        for (const CommAction& a : batch.actions)
+          if (batch.wait == CommWait::AtUse && is_send(a.kind))
+            late_sends_[rank].push_back(index_(*message_of(s.layout, a)));
+  }
+
+  CommTiming run() {
+    CommTiming result;
+    Timing& timing = result.timing;
+    timing.ranks.resize(s_.ranks);
+    if (options_.record_spans) {
+      timing.spans.resize(s_.ranks);
+      for (int r = 0; r < s_.ranks; ++r) timing.spans[r].resize(s_.programs[r].size());
+    }
+    std::vector<char> finished(s_.ranks, 0);
+    for (int r = s_.ranks - 1; r >= 0; --r) runnable_.push_back(r);
+    while (!runnable_.empty()) {
+      const int rank = runnable_.back();
+      runnable_.pop_back();
+      park_[rank] = {};
+      while (!finished[rank] && step(rank, timing, finished[rank])) {
+      }
+    }
+    double busy_total = 0;
+    for (int r = 0; r < s_.ranks; ++r) {
+      timing.ranks[r].finish = now_[r];
+      timing.makespan = std::max(timing.makespan, now_[r]);
+      busy_total += timing.ranks[r].busy;
+    }
+    for (auto& rank : timing.ranks) {
+      rank.idle = timing.makespan - rank.busy;
+      timing.longest_rank_span = std::max(timing.longest_rank_span, rank.finish - rank.start);
+    }
+    timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (s_.ranks * timing.makespan) : 0;
+    if (std::find(finished.begin(), finished.end(), 0) != finished.end()) result.deadlock = deadlock(finished);
+    return result;
+  }
+
+ private:
+  const std::vector<CommBatch>& batches(int rank) const { return s_.comms[rank]; }
+
+  // Numbers each ordered pair's messages in the sender's posting order and chains each to the one
+  // before it on its channel.
+  void link_channels() {
+    std::map<std::pair<int, int>, std::vector<std::size_t>> last;  // per pair: last message per channel
+    std::map<std::pair<int, int>, std::size_t> count;
+    for (int rank = 0; rank < s_.ranks; ++rank)
+      for (const CommBatch& batch : batches(rank))
+        for (const CommAction& a : batch.actions) {
+          if (!is_send(a.kind)) continue;
+          const Result r = *message_of(s_.layout, a);
+          const std::pair<int, int> pair{rank, receiver_rank(s_, r)};
+          auto& channels = last[pair];
+          channels.resize(static_cast<std::size_t>(options_.channels), kNone);
+          const std::size_t channel = count[pair]++ % channels.size();
+          const std::size_t m = index_(r);
+          if (channels[channel] != kNone) {
+            messages_[m].before_on_channel = channels[channel];
+            messages_[channels[channel]].after_on_channel = m;
+          }
+          channels[channel] = m;
+        }
+  }
+
+  // Runs the rank's next item; false when it must wait (parked) or has finished.
+  bool step(int rank, Timing& timing, char& finished) {
+    const auto& comm = batches(rank);
+    std::size_t& b = batch_[rank];
+    std::size_t& k = op_[rank];
+    if (b < comm.size() && comm[b].before <= k) return run_batch(rank, comm[b]);
+    if (k < s_.programs[rank].size()) return run_op(rank, timing);
+    // The end of the step: under rendezvous, the sends waited at their use are waited here.
+    if (options_.p2p == P2pMode::Rendezvous)
+      for (auto& next = end_wait_[rank]; next < late_sends_[rank].size(); ++next) {
+        const std::size_t m = late_sends_[rank][next];
+        if (!wait_for_end(rank, m)) return false;
+        now_[rank] = std::max(now_[rank], messages_[m].end);
+      }
+    finished = 1;
+    return false;
+  }
+
+  bool run_batch(int rank, const CommBatch& batch) {
+    if (!posted_[rank]) {
+      posted_[rank] = true;
+      for (const CommAction& a : batch.actions) {
+        const std::size_t m = index_(*message_of(s_.layout, a));
+        (is_send(a.kind) ? messages_[m].send_posted : messages_[m].receive_posted) = now_[rank];
+        decide(m);
+      }
+    }
+    if (batch.wait == CommWait::Now) {
+      double until = now_[rank];
+      for (const CommAction& a : batch.actions) {
+        const std::size_t m = index_(*message_of(s_.layout, a));
+        if (is_send(a.kind) && options_.p2p == P2pMode::Async) continue;  // done when posted
+        if (!wait_for_end(rank, m)) return false;
+        until = std::max(until, messages_[m].end);
+      }
+      now_[rank] = until;
+    }
+    posted_[rank] = false;
+    ++batch_[rank];
+    return true;
+  }
+
+  bool run_op(int rank, Timing& timing) {
+    const std::size_t k = op_[rank];
+    const Op& op = s_.programs[rank][k];
+    double start = now_[rank];
+    for (int i = 0; i < op.size(); ++i) {
+      const auto in = input_of(s_.layout, op[i]);
+      if (!in) continue;
+      const std::size_t needed = index_(*in);
+      if (s_.rank_of(in->stage) != rank) {
+        if (!wait_for_end(rank, needed)) return false;
+        start = std::max(start, messages_[needed].end);
+      } else {
+        if (done_[needed] == kUnknown) {
+          park_[rank] = {Park::Result, needed};
+          return false;
+        }
+        start = std::max(start, done_[needed]);
+      }
+    }
+    const double duration = times_.of(op);
+    const double end = start + duration;
+    if (options_.record_spans) timing.spans[rank][k] = {start, end};
+    if (k == 0) timing.ranks[rank].start = start;
+    timing.ranks[rank].busy += duration;
+    now_[rank] = end;
+    ++op_[rank];
+    for (int i = 0; i < op.size(); ++i)
+      if (const auto out = output_of(op[i])) {
+        const std::size_t filled = index_(*out);
+        done_[filled] = end;
+      }
+    return true;
+  }
+
+  // True when the message's end is decided; otherwise parks the rank on it.
+  bool wait_for_end(int rank, std::size_t m) {
+    if (messages_[m].end != kUnknown) return true;
+    park_[rank] = {Park::MessageEnd, m};
+    return false;
+  }
+
+  // Decides the message's start once its sides have posted (the receiver too under rendezvous) and
+  // the message before it on its channel has started; then the one after it may follow.
+  void decide(std::size_t m) {
+    while (m != kNone) {
+      Message& msg = messages_[m];
+      if (msg.start != kUnknown || msg.send_posted == kUnknown) return;
+      if (options_.p2p == P2pMode::Rendezvous && msg.receive_posted == kUnknown) return;
+      double start = msg.send_posted;
+      if (options_.p2p == P2pMode::Rendezvous) start = std::max(start, msg.receive_posted);
+      if (msg.before_on_channel != kNone) {
+        const double before = messages_[msg.before_on_channel].start;
+        if (before == kUnknown) return;
+        start = std::max(start, before);
+      }
+      msg.start = start;
+      msg.end = start + options_.p2p_latency;
+      wake(m);
+      m = msg.after_on_channel;
+    }
+  }
+
+  void wake(std::size_t m) {
+    const Result r = index_.result(m);
+    for (int rank : {sender_rank(s_, r), receiver_rank(s_, r)})
+      if (park_[rank].what == Park::MessageEnd && park_[rank].index == m) {
+        park_[rank] = {};
+        runnable_.push_back(rank);
+      }
+  }
+
+  // The rank a parked rank waits for, and the action it needs of it.
+  std::pair<int, CommAction> awaited(int rank) const {
+    const Park& park = park_[rank];
+    if (park.what == Park::Result) {
+      const Result r = index_.result(park.index);
+      return {rank, send_of(r)};  // its own later op: reported as waiting for itself
+    }
+    std::size_t m = park.index;
+    while (true) {
+      const Message& msg = messages_[m];
+      const Result r = index_.result(m);
+      if (msg.send_posted == kUnknown) return {sender_rank(s_, r), send_of(r)};
+      if (msg.receive_posted == kUnknown && options_.p2p == P2pMode::Rendezvous)
+        return {receiver_rank(s_, r), receive_of(s_.layout, r)};
+      if (msg.before_on_channel == kNone) throw std::logic_error("comm engine: a decidable message was left undecided");
+      m = msg.before_on_channel;
+    }
+  }
+
+  CommDeadlock deadlock(const std::vector<char>& finished) const {
+    int rank = static_cast<int>(std::find(finished.begin(), finished.end(), 0) - finished.begin());
+    std::vector<int> path;
+    std::map<int, std::size_t> seen_at;
+    while (!seen_at.contains(rank)) {
+      seen_at[rank] = path.size();
+      path.push_back(rank);
+      const int next = awaited(rank).first;
+      if (finished[next]) throw std::logic_error("comm engine: a rank waits for a rank that finished");
+      rank = next;
+    }
+    std::vector<int> ranks(path.begin() + static_cast<std::ptrdiff_t>(seen_at[rank]), path.end());
+    std::rotate(ranks.begin(), std::min_element(ranks.begin(), ranks.end()), ranks.end());
+    CommDeadlock result;
+    for (int r : ranks) {
+      const auto [peer, action] = awaited(r);
+      const auto& comm = batches(r);
+      const bool in_batch = batch_[r] < comm.size() && comm[batch_[r]].before <= op_[r];
+      result.cycle.push_back({r, in_batch, in_batch ? batch_[r] : op_[r], action, peer});
+    }
+    return result;
+  }
+
+  const Schedule& s_;
+  const ActionTimes& times_;
+  CommTimingOptions options_;
+  ResultIndex index_;
+  std::vector<Message> messages_;   // by result; only the ones that cross ranks are used
+  std::vector<double> done_;        // when each result was computed
+  std::vector<std::size_t> op_;     // next compute op of each rank
+  std::vector<std::size_t> batch_;  // next comm batch of each rank
+  std::vector<bool> posted_;        // the rank's next batch is posted and being waited for
+  std::vector<double> now_;
+  std::vector<Park> park_;
+  std::vector<std::vector<std::size_t>> late_sends_;  // per rank: its sends waited at the end of the step
+  std::vector<std::size_t> end_wait_;                 // how many of them it has waited for
+  std::vector<int> runnable_;
+};
+
+}  // namespace
+
+std::string CommDeadlock::chain() const {
+  std::string text;
+  for (std::size_t i = 0; i < cycle.size(); ++i) {
+    const Wait& w = cycle[i];
+    text += i == 0 ? fmt::format("rank {} waits for ", w.rank) : ", which waits for ";
+    text += w.awaited_rank == w.rank ? fmt::format("{}, which comes later in its own program", to_string(w.awaited))
+                                     : fmt::format("rank {} to post {}", w.awaited_rank, to_string(w.awaited));
+  }
+  return text;
+}
+
+std::string CommDeadlock::report(const Schedule& s, const OpLocator& locate_op, const CommLocator& locate_batch) const {
+  std::string text = "deadlock: " + chain();
+  for (const Wait& w : cycle) {
+    if (w.in_batch)
+      text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(s.comms[w.rank][w.position]),
+                          locate_batch(w.rank, w.position));
+    else if (w.position < s.programs[w.rank].size())
+      text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(s.programs[w.rank][w.position]),
+                          locate_op(w.rank, w.position));
+    else
+      text += fmt::format("\n  rank {} is blocked at the end of its program, waiting for its sends", w.rank);
+  }
+  return text;
+}
+
+CommTiming time_lowered(const Schedule& schedule, const ActionTimes& times, const CommTimingOptions& options) {
+  if (!schedule.has_comms()) throw std::logic_error("time_lowered: the schedule has no comm actions (lower it first)");
+  if (options.channels < 1) throw std::logic_error("time_lowered: at least one channel");
+  return Engine(schedule, times, options).run();
+}
+
+}  // namespace pipegrid
