@@ -27,7 +27,11 @@ std::string_view comm_plan_name(CommPlan plan);
 CommPlan plan_of_framework(const Schedule& schedule);
 
 /// The schedule with its comm actions: a copy of a lowered schedule as it is, otherwise the compute
-/// programs lowered by the plan. The result keeps validate_comms' rules.
+/// programs lowered by the plan. The frameworks' plans keep validate_comms' rules; per-op and
+/// blocking-calls, which no framework uses, make the ranks of the V-shaped and two-direction
+/// schedules post their messages to each other in different orders, which validate_comms refuses.
+/// InputError when a framework's plan does not apply (DualPipe's to another order, Megatron's
+/// interleaved on two ranks).
 Schedule lower(const Schedule& schedule, CommPlan plan);
 
 }  // namespace pipegrid

@@ -11,11 +11,10 @@
 //
 // The two directions share ranks, never data: each is its own chain in the layout and ends at the
 // far end of the pipeline, where its last stage's backward starts from its own forward (the loss),
-// as results.h says. The all-reduce that sums the two copies' gradients after the step is not part
-// of the schedule. DeepSeek's send order is not modelled either: dualpipe.py holds some outputs
-// back (a middle rank sends its first main-phase F0 only after its B1; in nF0F1 the other ranks send
-// F0's output together with F1's), while pipegrid derives every transfer from the compute order and
-// sends it when its op ends, so a receiver may get such a result earlier here.
+// as results.h says. The all-reduce that sums the two copies' gradients is not part of the schedule
+// (sim/exec/gradient_plan.h reduces each model stage's copies with its replicas). DeepSeek's own send
+// order and wait points — some outputs held back to the next commit, every commit waited before the
+// next compute — are its comm plan (dualpipe_comm_plan.cc, --comm-plan dualpipe, the default).
 #include <algorithm>
 #include <fmt/format.h>
 

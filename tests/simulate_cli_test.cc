@@ -2,6 +2,8 @@
 // exit 2, before SimGrid starts).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -51,26 +53,39 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   // rail 4 to rail 0 through the spine. The last backwards of stages 3 and 1 leave their GPU's NVLink
   // port together with the first piece of its data-parallel all-reduce (GBs): 150 GB/s each.
   const double nvlink = 1e-6 + act / 300e9, ib = 3e-6 + act / 25e9, nvlink_shared = 1e-6 + act / 150e9;
-  // After its last backward, stage 0 all-reduces its fp32 gradients with its replica (ring of two
-  // on NVLink: 2 µs + S/bw), parameters 2(12h² + 13h) + Vh + sh per t; then the tied embeddings with
-  // stage 3 over IB, Vh/t fp32 (6 µs + S/bw): stage 3 has long been waiting there.
-  const double dp = 2e-6 + (2 * (12 * h * h + 13 * h) + V * h + s * h) / t * 4 / 300e9;
+  // Stage 0's fp32 gradients, parameters 2(12h² + 13h) + Vh + sh per t, all-reduce with its replica in
+  // a ring of two on NVLink (2 µs + S/bw) in Megatron's buckets of 4e7 parameters (max(4e7, 1e6·d)),
+  // each started as 0B7 computes it: 54 buckets, each done before the next is ready (0.53 ms against
+  // 0.9 ms of compute), so all that is left after 0B7 is the last, the remainder. Then the tied
+  // embeddings with stage 3 over IB, Vh/t fp32 (6 µs + S/bw): stage 3 has long been waiting there.
+  const double p0 = (2 * (12 * h * h + 13 * h) + V * h + s * h) / t, p3 = (2 * (12 * h * h + 13 * h) + V * h) / t;
+  const double gradients = p0 * 4, bucket = 4e7 * 4;
+  const double buckets = std::ceil(gradients / bucket);
+  EXPECT_EQ(buckets, 54);
+  const double dp = 2e-6 + (gradients - (buckets - 1) * bucket) / 300e9;
   const double embedding = 6e-6 + V * h / t * 4 / 25e9;
+  // Then the optimizer: the gradient-norm check over the 8 GPUs of a replica (2⌈log2 8⌉ hops of the
+  // 3 µs to the group's first GPU), then Adam's update, 30 bytes per parameter at 2.039 TB/s.
+  const double check = 2 * 3 * 3e-6, update0 = p0 * 30 / 2.039e12, update3 = p3 * 30 / 2.039e12;
+  const double update12 = 2 * (12 * h * h + 13 * h) / t * 30 / 2.039e12;
   // The critical path: 0F0 → 1F0 → 2F0 → 3F0, stage 3's 16 ops back to back, 3B7 → 2B7 → 1B7 → 0B7,
-  // then stage 0's two all-reduces. It is a chain of dependencies, so no run is shorter. None is
-  // longer: stage 3's F + B outlasts the others' by 3g + a (12.6 ms), more than the transfers a
-  // loop back through any earlier rank adds per micro-batch (at most 2 × 2 ms on the IB), so stage 3
-  // never waits after 3F0; every other transfer on the path is alone on its links (one flow per port
-  // and direction, a rail per GPU).
+  // then stage 0's last bucket and the embedding all-reduce, the check and stage 0's update (the
+  // largest). It is a chain of dependencies, so no run is shorter. None is longer: stage 3's F + B
+  // outlasts the others' by 3g + a (12.6 ms), more than the transfers a loop back through any earlier
+  // rank adds per micro-batch (at most 2 × 2 ms on the IB), so stage 3 never waits after 3F0; every
+  // other transfer on the path is alone on its links (one flow per port and direction, a rail per GPU).
   const double makespan = F0 + nvlink + F12 + ib + F12 + nvlink + 8 * (F3 + B3) + nvlink_shared + B12 + ib + B12 +
-                          nvlink_shared + B0 + dp + embedding;
+                          nvlink_shared + B0 + dp + embedding + check + update0;
   EXPECT_NEAR(summary["makespan"].get<double>(), makespan, 1e-9 * makespan);
-  // Busy: 8 micro-batches of F + B; bubble fraction 1 − Σ busy / (GPUs × makespan).
-  const double busy = 8 * 3 * f, busy_last = 8 * 3 * (f + g);
+  EXPECT_NEAR(summary["steady_step"].get<double>(), makespan, 1e-9 * makespan);  // one step
+  // Busy: 8 micro-batches of F + B, and the update; bubble fraction 1 − Σ busy / (GPUs × makespan).
+  const double busy0 = 8 * 3 * f + update0, busy12 = 8 * 3 * f + update12, busy_last = 8 * 3 * (f + g) + update3;
   for (const auto& gpu : summary["gpus"])
-    EXPECT_NEAR(gpu["busy"].get<double>(), gpu["pp"] == 3 ? busy_last : busy, 1e-9) << gpu["host"];
+    EXPECT_NEAR(gpu["busy"].get<double>(), gpu["pp"] == 3 ? busy_last : gpu["pp"] == 0 ? busy0 : busy12, 1e-9)
+        << gpu["host"];
   const double run = summary["makespan"].get<double>();
-  EXPECT_NEAR(summary["bubble_fraction"].get<double>(), 1 - (12 * busy + 4 * busy_last) / (16 * run), 1e-9);
+  EXPECT_NEAR(summary["bubble_fraction"].get<double>(), 1 - (4 * busy0 + 8 * busy12 + 4 * busy_last) / (16 * run),
+              1e-9);
   // No recomputation: TFLOP/s per GPU counts 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) per iteration
   // (Korthikanti et al. 2022, Appendix A; Narayanan et al.'s 96 with full recomputation), global batch
   // B = 1 × 8 micro-batches × 2 replicas = 16.
@@ -86,7 +101,8 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   const std::string trace = read_file(out + "/trace.csv");
   EXPECT_TRUE(trace.starts_with("gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end\n"));
   const auto rows = std::count(trace.begin(), trace.end(), '\n') - 1;
-  EXPECT_EQ(rows, 16 * 16 + 4 * 3 * 8 * 2 + /*tp all-reduce*/ 16 * 16 + /*dp*/ 16 + /*embedding*/ 8);
+  EXPECT_EQ(rows, 16 * 16 + 4 * 3 * 8 * 2 + /*tp all-reduce*/ 16 * 16 + /*dp: rank 0's buckets, one stage each else*/
+                      4 * 54 + 12 + /*embedding*/ 8 + /*optimizer*/ 16);
   const auto chrome = nlohmann::json::parse(read_file(out + "/trace.json"));
   EXPECT_GT(chrome["traceEvents"].size(), 100u);
   EXPECT_TRUE(read_file(out + "/links.csv")

@@ -108,11 +108,13 @@ TEST(SweepIdentity, EditingAFileRerunsExactlyTheConfigurationsThatReadIt) {
     const bool reads_b = values.ends_with("b.xml");
     EXPECT_EQ(attempts(dir, row.id), reads_b ? 2u : 1u) << values;
     // A transfer crosses two ports of 1 GB/s: 0.1 s for its 1e8 bytes plus 2 ms of latency, 4 ms in the
-    // edited file. The contention-free engine, given that as its p2p latency, says what that costs.
+    // edited file. The contention-free engine, given that as its p2p latency, says what that costs; the
+    // optimizer's check after the step, a tiny all-reduce of the two GPUs (2 hops of the route's
+    // latency), costs 2 × 2 ms more.
     if (reads_b) {
       const std::string m = row.axes[0];
       EXPECT_NEAR(std::stod(row.makespan) - std::stod(before.at(values).makespan),
-                  engine_makespan(m, 0.104) - engine_makespan(m, 0.102), 1e-9)
+                  engine_makespan(m, 0.104) - engine_makespan(m, 0.102) + 2 * (0.004 - 0.002), 1e-9)
           << values;
     } else {
       EXPECT_EQ(row.makespan, before.at(values).makespan) << values;

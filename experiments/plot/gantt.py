@@ -18,7 +18,8 @@ from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
 import trace_data  # noqa: E402
 
-COMPUTE_COLOURS = {"F": "#3b75af", "B": "#2e9e4f", "I": "#98d68f", "W": "#8e6bbf", "dense": "#b8a23a"}
+COMPUTE_COLOURS = {"F": "#3b75af", "B": "#2e9e4f", "I": "#98d68f", "W": "#8e6bbf", "dense": "#b8a23a",
+                   "optimizer": "#7f7f7f"}
 EXPERTS_HATCH = "////"  # MoE expert phases: their F/B colour, hatched; attention phases plain
 COMM_COLOURS = {
     "p2p": "#222222",

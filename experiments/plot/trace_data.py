@@ -14,12 +14,13 @@ TRACE_COLUMNS = ["gpu", "host", "node", "tp", "dp", "pp", "track", "kind", "stag
 
 # Compute kinds (README, "pipegrid simulate"): the four actions, then the MoE phases of a chunk, which
 # are parts of an F or a backward and drawn as such. A backward's phases stand for a B or an I alike
-# (the executor names both the same way). `dense` is a dense chunk run inside an op with an MoE one.
+# (the executor names both the same way). `dense` is a dense chunk run inside an op with an MoE one;
+# `optimizer` the update that ends each training step.
 COMPUTE_KINDS = {
     "F": ("F", None), "B": ("B", None), "I": ("I", None), "W": ("W", None),
     "F-attention": ("F", "attention"), "F-experts": ("F", "experts"),
     "B-attention": ("B", "attention"), "B-experts": ("B", "experts"),
-    "dense": ("dense", None),
+    "dense": ("dense", None), "optimizer": ("optimizer", None),
 }
 COMM_KINDS = {
     "p2p": "p2p",
@@ -185,7 +186,7 @@ def assign_lanes(actions):
     return list(zip(lane_of, lanes))
 
 
-KIND_ORDER = {"F": 0, "B": 1, "I": 2, "W": 3, "dense": 4}
+KIND_ORDER = {"F": 0, "B": 1, "I": 2, "W": 3, "dense": 4, "optimizer": 5}
 
 
 def row_compute(trace, gpu):

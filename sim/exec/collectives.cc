@@ -1,40 +1,71 @@
 #include "sim/exec/collectives.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "sim/exec/rails.h"
 
 namespace pipegrid::sim {
 
-void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes,
-                          FlowKind kind, std::uint64_t (*tag_of_step)(std::uint64_t, std::uint64_t),
-                          std::uint64_t context) {
+void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
+                          std::uint64_t (*tag_of_step)(std::uint64_t, std::uint64_t), std::uint64_t context) {
   const int n = static_cast<int>(group.size());
   if (n < 2 || bytes <= 0) return;
   const int me = group[member];
-  const int next = group[(member + 1) % n];
-  const int prev = group[(member + n - 1) % n];
-  const double chunk = bytes / n;
-  for (int step = 0; step < 2 * (n - 1); ++step) {
-    const std::uint64_t tag = tag_of_step(context, static_cast<std::uint64_t>(step));
-    if (step > 0) transfers.wait({next, tag_of_step(context, static_cast<std::uint64_t>(step - 1))}, /*as_sender=*/true);
-    transfers.post_send({next, tag}, FlowInfo{kind, me, next, chunk}, /*eager=*/true, /*sender_waits=*/true);
-    const MessageKey incoming{me, tag};
-    transfers.post_receive(incoming, FlowInfo{kind, prev, me, chunk});
-    // The next step forwards what this one received, so it cannot start before.
-    transfers.wait(incoming, /*as_sender=*/false);
+  // This member's neighbours on each channel's ring.
+  struct Neighbours {
+    int next, prev;
+  };
+  std::vector<Neighbours> channels;
+  Rails* rails = transfers.network().rails();
+  const std::vector<std::vector<int>>* rings = rails ? &rails->rings(group) : nullptr;
+  if (!rings || rings->size() == 1) {
+    channels.push_back({group[(member + 1) % n], group[(member + n - 1) % n]});
+  } else {
+    for (const std::vector<int>& ring : *rings) {
+      const int i = static_cast<int>(std::find(ring.begin(), ring.end(), me) - ring.begin());
+      channels.push_back({ring[(i + 1) % n], ring[(i + n - 1) % n]});
+    }
   }
-  transfers.wait({next, tag_of_step(context, static_cast<std::uint64_t>(2 * (n - 1) - 1))}, /*as_sender=*/true);
+  const int c_count = static_cast<int>(channels.size());
+  const double piece = bytes / n / c_count;
+  const auto tag = [&](int step, int channel) {
+    return tag_of_step(context, static_cast<std::uint64_t>(step) * c_count + channel);
+  };
+  for (int step = 0; step < 2 * (n - 1); ++step) {
+    for (int c = 0; c < c_count; ++c) {
+      const auto [next, prev] = channels[c];
+      if (step > 0) transfers.wait({next, tag(step - 1, c)}, /*as_sender=*/true);
+      transfers.post_send({next, tag(step, c)}, FlowInfo{kind, me, next, piece}, /*eager=*/true,
+                          /*sender_waits=*/true);
+      transfers.post_receive({me, tag(step, c)}, FlowInfo{kind, prev, me, piece});
+    }
+    // The next step forwards what this one received, so it cannot start before.
+    for (int c = 0; c < c_count; ++c) transfers.wait({me, tag(step, c)}, /*as_sender=*/false);
+  }
+  for (int c = 0; c < c_count; ++c) transfers.wait({channels[c].next, tag(2 * (n - 1) - 1, c)}, /*as_sender=*/true);
 }
 
 double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes) {
   const int n = static_cast<int>(group.size());
   if (n < 2 || bytes <= 0) return 0;
-  double bandwidth = 0, latency = 0;
-  for (int i = 0; i < n; ++i) {
-    const auto [bw, lat] = network.bottleneck_and_latency(group[i], group[(i + 1) % n]);
-    bandwidth = i == 0 ? bw : std::min(bandwidth, bw);
-    latency = std::max(latency, lat);
-  }
-  return 2.0 * (n - 1) / n * bytes / bandwidth + 2.0 * (n - 1) * latency;
+  // One ring carrying `share`: its narrowest hop's bandwidth and largest hop's latency.
+  const auto ring_seconds = [&](const std::vector<int>& ring, double share) {
+    double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;
+    for (int i = 0; i < n; ++i) {
+      const auto [bw, lat] = network.bottleneck_and_latency(ring[i], ring[(i + 1) % n]);
+      bandwidth = std::min(bandwidth, bw);
+      latency = std::max(latency, lat);
+    }
+    return 2.0 * (n - 1) / n * share / bandwidth + 2.0 * (n - 1) * latency;
+  };
+  Rails* rails = network.rails();
+  if (!rails) return ring_seconds(group, bytes);
+  const std::vector<std::vector<int>>& rings = rails->rings(group);
+  double seconds = 0;
+  for (const std::vector<int>& ring : rings)
+    seconds = std::max(seconds, ring_seconds(ring, bytes / static_cast<double>(rings.size())));
+  return seconds;
 }
 
 }  // namespace pipegrid::sim

@@ -18,12 +18,29 @@ enum class CommFidelity { Flow, Analytic, Off };
 /// a member arriving late would burst its backlog and the shared link would deliver the first piece
 /// no sooner than the last. On an uncontended ring it takes 2(n − 1)/n · S / bw + 2(n − 1) · latency;
 /// a member arriving late delays it by as much, once. Every member must call it.
-void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes,
-                          FlowKind kind, std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
+///
+/// Between nodes, one ring per channel, as NCCL's ring search builds them without PXN (when the
+/// network knows the platform's rails, Network::use_rails): C channels — the number of distinct
+/// rails among the group's members on each node, the smallest over its nodes (Rails::rings) — each
+/// carrying S / C round its own order of the group, every hop a flow between two members: over
+/// NVLink within a node, and between nodes from a member on one rail to the next node's member on
+/// the same rail, so that each ring crosses on its own rails and each of the C rails carries one
+/// channel each way. The channels run at once but in step: a member posts its pieces of a step on
+/// every channel, then waits for all of them (NCCL's channels run independently, which differs only
+/// where the rails are unevenly loaded). Channel c's step s is step s · C + c for `tag_of_step`. With
+/// C = 1 (a group within one node, a node with one member — a DP ring at TP 8 — or one NIC, or rails
+/// that cannot be found) it is the single ring above, in the group's order, unchanged.
+void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
+                          std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
                           std::uint64_t context);
 
-/// The same ring as a formula, from the slowest neighbour route (bottleneck bandwidth) and the
-/// largest neighbour latency: 2(n − 1)/n · S / bw + 2(n − 1) · latency.
+/// The same ring as a formula: over the rings ring_allreduce_flows runs (C of them, each carrying
+/// S / C; C = 1: the group's own), with bw_c the smallest bottleneck bandwidth of the routes of ring
+/// c's hops and L_c the largest of their latencies,
+///   max over c of  2(n − 1)/n · (S / C) / bw_c + 2(n − 1) · L_c.
+/// It assumes the group's links are its own: the flows take exactly that when nothing else — no
+/// other ring of the node sharing its rails, no other channel of the same ring — shares a link
+/// direction with them.
 double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes);
 
 }  // namespace pipegrid::sim

@@ -72,6 +72,15 @@ SimulationResult simulate(const SimulationInput& input) {
                     input.out_dir.empty() ? TraceScope::Off : input.trace);
   Job* job_ptr = nullptr;
   Network network(hosts);
+  if (input.rails) {
+    std::vector<sg4::Host*> platform_hosts = hosts;
+    std::vector<int> node_of_gpu;
+    for (std::size_t g = 0; g < input.platform_gpus.size(); ++g) {
+      if (g >= hosts.size()) platform_hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+      node_of_gpu.push_back(input.platform_gpus[g].node);
+    }
+    network.use_rails(std::move(platform_hosts), std::move(node_of_gpu));
+  }
   Transfers transfers(network, placement.num_gpus());
   network.on_flow_end([&](const FlowInfo& flow, double start, double end) {
     if (flow.kind != FlowKind::PipelineP2p) return;
@@ -98,6 +107,9 @@ SimulationResult simulate(const SimulationInput& input) {
   for (int g = 0; g < placement.num_gpus(); ++g) {
     const GpuAccount& account = job.accounts[g];
     result.makespan = std::max(result.makespan, account.finish);
+    if (result.step_ends.size() < account.step_ends.size()) result.step_ends.resize(account.step_ends.size(), 0);
+    for (std::size_t k = 0; k < account.step_ends.size(); ++k)
+      result.step_ends[k] = std::max(result.step_ends[k], account.step_ends[k]);
     busy_total += account.busy;
     result.gpus.push_back({input.platform_gpus[g].host, input.platform_gpus[g].node, placement.coordinates(g), account});
   }

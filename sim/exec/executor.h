@@ -23,6 +23,10 @@ struct SimulationInput {
   ExecOptions options;
   std::string out_dir;  // empty: write nothing
   TraceScope trace = TraceScope::All;
+  /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run
+  /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
+  /// cleared, every ring keeps one path per hop.
+  bool rails = true;
 };
 
 /// Per link, what the run put through it.
@@ -46,6 +50,13 @@ struct GpuReport {
 struct SimulationResult {
   double makespan = 0;
   double bubble_fraction = 0;  // 1 − total compute / (GPUs × makespan)
+  /// When each training step ended: its last GPU's optimizer update.
+  std::vector<double> step_ends;
+  double first_step() const { return step_ends.empty() ? makespan : step_ends.front(); }
+  /// The last step's duration: the steady state once the pipeline's steps overlap.
+  double steady_step() const {
+    return step_ends.size() < 2 ? first_step() : step_ends.back() - step_ends[step_ends.size() - 2];
+  }
   std::vector<GpuReport> gpus;
   std::vector<LinkReport> links;  // every link a flow crossed, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)

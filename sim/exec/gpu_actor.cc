@@ -3,6 +3,7 @@
 // the gradient all-reduces. Both the send side and the receive side of every transfer come from the
 // same programs (schedules/results.h), so no order is invented here.
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <unordered_map>
 #include <simgrid/s4u/Actor.hpp>
@@ -12,6 +13,8 @@
 
 #include "sim/exec/job.h"
 #include "schedules/messages.h"
+#include "sim/exec/comm_stream.h"
+#include "sim/exec/gradient_plan.h"
 #include "sim/exec/moe_op.h"
 #include "sim/exec/tags.h"
 
@@ -58,34 +61,107 @@ class GpuRun {
         account_(job.accounts[gpu]),
         speed_(job.hosts[gpu]->get_speed()) {
     if (job.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpu, speed_);
+    reductions_ = plan_gradient_reductions(job, gpu);
+    first_backward_ = program_.size();
+    for (std::size_t pos = 0; pos < program_.size() && first_backward_ == program_.size(); ++pos)
+      for (int i = 0; i < program_[pos].size(); ++i)
+        if (is_backward(program_[pos][i].kind)) first_backward_ = pos;
   }
 
   void run() {
-    const auto& batches = job_.schedule.comms[at_.pp];
-    std::size_t b = 0;
-    for (std::size_t pos = 0; pos < program_.size(); ++pos) {
-      account_.position = pos;
-      for (; b < batches.size() && batches[b].before <= pos; ++b) run_batch(b, batches[b]);
-      const Op& op = program_[pos];
-      receive_inputs(op);
-      compute(pos, op);
+    for (step_ = 0; step_ < job_.options.steps; ++step_) {
+      run_program();
+      wait_late_sends();
+      finish_gradients();
+      optimizer();
+      account_.step_ends.push_back(sg4::Engine::get_clock());
     }
-    account_.position = program_.size();
-    for (; b < batches.size(); ++b) run_batch(b, batches[b]);
-    wait_late_sends();
-    gradients();
+    for (auto& stream : streams_) stream->close();
     account_.finish = sg4::Engine::get_clock();
     account_.finished = true;
   }
 
  private:
+  // One step's program: its comm batches and compute ops, in order.
+  void run_program() {
+    const auto& batches = job_.schedule.comms[at_.pp];
+    std::size_t b = 0;
+    next_reduction_ = 0;
+    for (std::size_t pos = 0; pos < program_.size(); ++pos) {
+      account_.position = pos;
+      for (; b < batches.size() && batches[b].before <= pos; ++b) run_batch(b, batches[b]);
+      const Op& op = program_[pos];
+      if (pos == first_backward_ && step_ > 0) validate_previous_step();
+      receive_inputs(op);
+      op_position_ = pos;
+      op_compute_total_ = job_.costs.flops(op) / speed_;
+      op_compute_done_ = 0;
+      compute(pos, op);
+      launch_ready(pos);
+    }
+    account_.position = program_.size();
+    for (; b < batches.size(); ++b) run_batch(b, batches[b]);
+  }
+
+  // The optimizer's check, then its update. Under the all-reduce check every GPU of the group waits
+  // for the last; under post-validation a rank waits only for the partial check of the rank before it
+  // and passes its own on.
+  void optimizer() {
+    const int p = job_.schedule.ranks;
+    const double start = sg4::Engine::get_clock();
+    if (job_.options.optimizer_sync == OptimizerSync::AllReduce) {
+      const int group = job_.options.sync_whole_job ? 0 : at_.dp;
+      const int members = job_.options.sync_whole_job ? job_.placement.num_gpus() : job_.placement.sizes().tp * p;
+      const int first = job_.options.sync_whole_job ? 0 : job_.placement.gpu({0, at_.dp, 0});
+      const double latency = first == gpu_ ? 0 : job_.network.effective_latency(gpu_, first);
+      job_.step_barrier.arrive_and_wait(group, members, step_, latency);
+    } else if (job_.options.optimizer_sync == OptimizerSync::PostValidation && p > 1) {
+      if (at_.pp > 0) validation_message(at_.pp - 1, false, /*send=*/false);
+      if (at_.pp + 1 < p) validation_message(at_.pp + 1, false, /*send=*/true);
+    }
+    account_.sync_wait += sg4::Engine::get_clock() - start;
+    const auto& seconds = job_.options.optimizer_seconds;
+    if (!seconds.empty() && seconds[at_.pp] > 0) {
+      const double begin = sg4::Engine::get_clock();
+      sg4::this_actor::sleep_for(seconds[at_.pp]);
+      account_.busy += seconds[at_.pp];
+      job_.trace.write({gpu_, Track::Compute, "optimizer", -1, -1, 0, -1, 0, begin, sg4::Engine::get_clock()});
+    }
+  }
+
+  // Post-validation's chain back from the last rank, in the next step before a rank's first backward:
+  // the full check of the previous step reaches it from the rank after it and goes on to the one before.
+  void validate_previous_step() {
+    const int p = job_.schedule.ranks;
+    if (job_.options.optimizer_sync != OptimizerSync::PostValidation || p < 2) return;
+    const double start = sg4::Engine::get_clock();
+    if (at_.pp + 1 < p) validation_message(at_.pp + 1, true, /*send=*/false);
+    if (at_.pp > 0) validation_message(at_.pp - 1, true, /*send=*/true);
+    account_.sync_wait += sg4::Engine::get_clock() - start;
+  }
+
+  // A few bytes of the optimizer's check to or from a neighbouring pipeline rank: sent eagerly,
+  // received and waited for at once.
+  void validation_message(int rank, bool backward, bool send) {
+    const int peer = gpu_of_rank(rank);
+    const int src = send ? gpu_ : peer, dst = send ? peer : gpu_;
+    const MessageKey key{dst, validation_tag(static_cast<std::uint64_t>(step_), backward)};
+    const FlowInfo flow{FlowKind::PipelineP2p, src, dst, 0, -1, -1, backward};
+    if (send) {
+      job_.transfers.post_send(key, flow, /*eager=*/true);
+    } else {
+      job_.transfers.post_receive(key, flow);
+      job_.transfers.wait(key, /*as_sender=*/false);
+    }
+  }
+
   int gpu_of_rank(int rank) const { return job_.placement.gpu({at_.tp, at_.dp, rank}); }
 
   Message message(const Result& result, int src, int dst) const {
     const bool backward = result.flow == Flow::Backward;
     FlowInfo flow{FlowKind::PipelineP2p, src, dst, job_.costs.result_bytes(result.stage, backward), result.stage,
                   result.microbatch, backward};
-    return {MessageKey{dst, pipeline_tag(job_.results(result))}, flow};
+    return {MessageKey{dst, pipeline_tag(job_.results(result), static_cast<std::uint64_t>(step_))}, flow};
   }
 
   // The channel of this GPU's next message to `dst`: the n-th one goes on channel n mod K
@@ -184,7 +260,20 @@ class GpuRun {
   void execute(const Op& op, double flops, double comm_seconds = 0) {
     const double start = sg4::Engine::get_clock();
     const double compute_seconds = flops / speed_;
-    if (compute_seconds + comm_seconds > 0) sg4::this_actor::sleep_for(compute_seconds + comm_seconds);
+    // Gradient buckets that become ready part-way through this compute start at that point (the
+    // last, ready at the op's end, with the op's own communication done: launch_ready).
+    double left = compute_seconds;
+    while (next_reduction_ < reductions_.size() && reductions_[next_reduction_].position == op_position_ &&
+           reductions_[next_reduction_].fraction < 1 && op_compute_total_ > 0) {
+      const double at = reductions_[next_reduction_].fraction * op_compute_total_ - op_compute_done_;
+      if (at > left) break;
+      if (at > 0) sg4::this_actor::sleep_for(at);
+      op_compute_done_ += std::max(at, 0.0);
+      left -= std::max(at, 0.0);
+      launch(reductions_[next_reduction_++]);
+    }
+    op_compute_done_ += left;
+    if (left + comm_seconds > 0) sg4::this_actor::sleep_for(left + comm_seconds);
     const double end = sg4::Engine::get_clock();
     const double computed = end - start - comm_seconds;
     account_.busy += computed;
@@ -196,9 +285,11 @@ class GpuRun {
     }
   }
 
+  // A wait for a collective as flows: the part of it with one of the GPU's flows on the wire is exposed
+  // communication; waiting for a peer that has not arrived is idle time.
   void collective_done(std::string_view kind, double bytes, double start, double& exposed) {
     const double end = sg4::Engine::get_clock();
-    exposed += end - start;
+    exposed += covered(start, end, job_.take_collective_spans(gpu_, /*tensor_parallel=*/true));
     job_.trace.write({gpu_, Track::Comm, kind, -1, -1, 0, -1, bytes, start, end});
   }
 
@@ -232,86 +323,52 @@ class GpuRun {
     }
   }
 
-  void gradient_allreduce(std::string_view kind, FlowKind flow_kind, TagSpace space, const std::vector<int>& group,
-                          int member, double bytes, std::uint64_t context = 0) {
-    if (group.size() < 2 || bytes <= 0 || job_.options.dp_comm == CommFidelity::Off) return;
-    const double start = sg4::Engine::get_clock();
-    if (job_.options.dp_comm == CommFidelity::Analytic) {
-      sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, group, bytes));
-    } else {
-      // The tag of a step: its space and step, and the context that tells two collectives of one
-      // space apart (packed into the context argument the ring passes back).
-      const std::uint64_t packed = (static_cast<std::uint64_t>(space) << 40) | context;
-      ring_allreduce_flows(job_.transfers, group, member, bytes, flow_kind,
-                           [](std::uint64_t packed_context, std::uint64_t step) {
-                             return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
-                                                 packed_context & ((std::uint64_t{1} << 40) - 1));
-                           },
-                           packed);
-    }
-    collective_done(kind, bytes, start, account_.dp_exposed);
+  // Launches the reductions whose gradients are ready at the end of the op at `pos`.
+  void launch_ready(std::size_t pos) {
+    while (next_reduction_ < reductions_.size() && reductions_[next_reduction_].position == pos)
+      launch(reductions_[next_reduction_++]);
   }
 
-  // DualPipe runs every model stage on two ranks, one per direction: the copies sum their gradients
-  // before anything else. One all-reduce per group of ranks sharing stages, in the order of the groups
-  // (the same on every member, so that their rings meet).
-  void stage_copy_sums() {
-    const Schedule& s = job_.schedule;
-    std::map<std::vector<int>, std::pair<double, int>> groups;  // ranks → bytes, first model stage
-    for (int stage = 0; stage < s.num_stages(); ++stage) {
-      if (s.rank_of(stage) != at_.pp) continue;
-      std::vector<int> ranks{at_.pp};
-      for (int other = 0; other < s.num_stages(); ++other)
-        if (other != stage && s.layout.model_stage[other] == s.layout.model_stage[stage] && s.rank_of(other) != at_.pp)
-          ranks.push_back(s.rank_of(other));
-      if (ranks.size() < 2) continue;
-      std::sort(ranks.begin(), ranks.end());
-      auto& [bytes, first_model_stage] = groups.try_emplace(ranks, 0.0, s.layout.model_stage[stage]).first->second;
-      bytes += job_.costs.stage(stage).gradient_bytes;
-      first_model_stage = std::min(first_model_stage, s.layout.model_stage[stage]);
-    }
-    for (const auto& [ranks, sum] : groups) {
-      std::vector<int> group;
-      for (int rank : ranks) group.push_back(gpu_of_rank(rank));
-      const int member = static_cast<int>(std::find(ranks.begin(), ranks.end(), at_.pp) - ranks.begin());
-      gradient_allreduce("stage-copy-allreduce", FlowKind::StageCopyAllReduce, TagSpace::StageCopies, group, member,
-                         sum.first, static_cast<std::uint64_t>(sum.second));
-    }
-  }
-
-  // After its last backward: the sums of stage copies (DualPipe), the data-parallel all-reduce of the
-  // rank's gradients (a ring over the replicas), then the tied-embedding all-reduce between the first
-  // and the last stage, in Megatron's finalize_model_grads order.
-  void gradients() {
-    stage_copy_sums();
-    const Schedule& s = job_.schedule;
-    double gradient_bytes = 0, embedding_bytes = 0;
-    for (int stage = 0; stage < s.num_stages(); ++stage)
-      if (s.rank_of(stage) == at_.pp) {
-        gradient_bytes += job_.costs.stage(stage).gradient_bytes;
-        embedding_bytes += job_.costs.stage(stage).embedding_gradient_bytes;
+  // A reduction on the stream of its ring: flows round the ring, or its α-β time, traced as it runs.
+  void launch(const GradientReduction& r) {
+    if (job_.options.dp_comm == CommFidelity::Off) return;
+    while (streams_.size() <= r.stream)
+      streams_.push_back(std::make_shared<CommStream>(job_.transfers, gpu_, job_.hosts[gpu_],
+                                                      fmt::format("gpu{}-stream{}", gpu_, streams_.size())));
+    streams_[r.stream]->launch([this, r, step = step_] {
+      const double start = sg4::Engine::get_clock();
+      if (job_.options.dp_comm == CommFidelity::Analytic) {
+        sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, r.group, r.bytes));
+      } else {
+        // The tag of a step: its space and step, and the context that tells two collectives of one
+        // space apart (packed into the context argument the ring passes back).
+        const std::uint64_t packed =
+            (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(step), r.context);
+        ring_allreduce_flows(job_.transfers, r.group, r.member, r.bytes, r.flow_kind,
+                             [](std::uint64_t packed_context, std::uint64_t step) {
+                               return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
+                                                   packed_context & ((std::uint64_t{1} << 40) - 1));
+                             },
+                             packed);
       }
-    std::vector<int> replicas(job_.placement.sizes().dp);
-    for (int d = 0; d < static_cast<int>(replicas.size()); ++d) replicas[d] = job_.placement.gpu({at_.tp, d, at_.pp});
-    gradient_allreduce("dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, replicas, at_.dp, gradient_bytes);
+      job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
+    });
+  }
 
-    // Routed experts are replicated only across expert-parallel groups: their gradients go round the
-    // replicas that hold the same experts (every ep-th one).
-    double expert_bytes = 0;
-    for (int stage = 0; stage < s.num_stages(); ++stage)
-      if (s.rank_of(stage) == at_.pp) expert_bytes += job_.costs.stage(stage).expert_gradient_bytes;
-    const int ep = job_.costs.routing().ep;
-    if (expert_bytes > 0 && ep > 0) {
-      std::vector<int> holders;
-      for (int d = at_.dp % ep; d < job_.placement.sizes().dp; d += ep) holders.push_back(job_.placement.gpu({at_.tp, d, at_.pp}));
-      gradient_allreduce("expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, holders, at_.dp / ep,
-                         expert_bytes, /*context=*/1);
-    }
-
-    const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
-    if (first != last && (at_.pp == first || at_.pp == last))
-      gradient_allreduce("embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding,
-                         {gpu_of_rank(first), gpu_of_rank(last)}, at_.pp == first ? 0 : 1, embedding_bytes);
+  // After the last op: what is left of the plan (reductions after the step), then the wait for every
+  // stream — the gradients must be reduced before the optimizer.
+  void finish_gradients() {
+    const double start = sg4::Engine::get_clock();
+    while (next_reduction_ < reductions_.size() && !reductions_[next_reduction_].after_grad_sync)
+      launch(reductions_[next_reduction_++]);
+    for (auto& stream : streams_) stream->wait_all();
+    while (next_reduction_ < reductions_.size()) launch(reductions_[next_reduction_++]);
+    for (auto& stream : streams_) stream->wait_all();
+    // As flows, the wait is exposed while the GPU's gradient flows were on the wire (waiting for a
+    // late replica is idle); an α-β all-reduce is all wire.
+    const double end = sg4::Engine::get_clock();
+    const std::vector<FlowSpan> spans = job_.take_collective_spans(gpu_, /*tensor_parallel=*/false);
+    account_.dp_exposed += job_.options.dp_comm == CommFidelity::Flow ? covered(start, end, spans) : end - start;
   }
 
   Job& job_;
@@ -321,10 +378,17 @@ class GpuRun {
   GpuAccount& account_;
   double speed_;  // flop/s of this GPU, as the platform file gives it
   std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages
+  std::vector<GradientReduction> reductions_;  // plan_gradient_reductions, in launch order
+  std::size_t next_reduction_ = 0;
+  std::vector<std::shared_ptr<CommStream>> streams_;  // one per ring this GPU reduces gradients on
   std::unordered_map<int, std::int64_t> sends_to_;                  // messages sent to each GPU so far
   std::unordered_map<std::size_t, MessageKey> unwaited_receives_;   // by result: posted, waited at the use
   std::vector<MessageKey> late_sends_;                              // rendezvous sends waited at the end
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
+  int step_ = 0;                                        // the training step being run
+  std::size_t first_backward_ = static_cast<std::size_t>(-1);  // position of the program's first backward
+  std::size_t op_position_ = 0;                         // the op being computed
+  double op_compute_total_ = 0, op_compute_done_ = 0;   // its compute seconds, and how many have run
 };
 
 }  // namespace

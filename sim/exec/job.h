@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <simgrid/s4u/Host.hpp>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "sim/exec/collectives.h"
 #include "sim/exec/job_costs.h"
 #include "sim/exec/network.h"
+#include "sim/exec/optimizer_step.h"
 #include "sim/exec/placement.h"
 #include "sim/exec/trace_writer.h"
 #include "sim/exec/transfers.h"
@@ -21,6 +23,17 @@ namespace pipegrid::sim {
 struct ExecOptions {
   P2pMode p2p = P2pMode::Async;
   int p2p_channels = 1;  // per pair of GPUs and direction (Transfers::Channel)
+  /// Gradient buckets reduced as the backward produces them (Megatron's --overlap-grad-reduce), or
+  /// every gradient after the step; the bucket size in bytes (gradient_plan.h says where it applies).
+  bool grad_overlap = true;
+  double grad_bucket_bytes = 0;
+  /// Training steps back to back, each ending with the optimizer (optimizer_step.h).
+  int steps = 1;
+  OptimizerSync optimizer_sync = OptimizerSync::AllReduce;
+  /// The optimizer's update on one GPU of each pipeline rank (empty: none), and whether its check
+  /// spans the whole job (the distributed optimizer) or one model-parallel group.
+  std::vector<double> optimizer_seconds;
+  bool sync_whole_job = false;
   CommFidelity tp_comm = CommFidelity::Analytic;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
@@ -45,6 +58,8 @@ struct GpuAccount {
   bool finished = false;
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report
   std::optional<std::size_t> comm_batch;  // the comm batch it waits at, if it does
+  std::vector<double> step_ends;          // when each training step's optimizer update ended
+  double sync_wait = 0;  // waiting for the optimizer's check (the barrier, or post-validation's chain): idle
   double exposed() const { return p2p_exposed + tp_exposed + dp_exposed + a2a_exposed; }
 };
 
@@ -60,6 +75,12 @@ struct Job {
   TraceWriter& trace;
   ResultIndex results;
   std::vector<GpuAccount> accounts;
+  StepBarrier step_barrier;  // the optimizer's all-reduce check
+  /// Per GPU: when the flows of its collectives (sent or received) were on the wire, since the GPU last
+  /// took them — what makes a wait for a collective exposed communication rather than idle time.
+  std::vector<std::vector<std::pair<FlowKind, FlowSpan>>> collective_spans;
+  /// The spans of the GPU's tensor-parallel flows, or of its gradient flows, removed from the log.
+  std::vector<FlowSpan> take_collective_spans(int gpu, bool tensor_parallel);
   /// The action that produces each backward result: I where the stage splits its backward, else B.
   std::vector<Kind> backward_kind;  // indexed by stage * m + micro-batch
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 namespace pipegrid::sim {
@@ -10,6 +11,7 @@ namespace {
 
 class Needs {
  public:
+  explicit Needs(const std::vector<PlatformGpu>& gpus) : gpus_(gpus) {}
   void add(int src, int dst, const std::string& why) {
     if (src != dst && seen_.insert({src, dst}).second) routes_.push_back({src, dst, why});
   }
@@ -17,20 +19,77 @@ class Needs {
   void ring(const std::vector<int>& group, const std::string& why) {
     if (group.size() < 2) return;
     for (std::size_t i = 0; i < group.size(); ++i) add(group[i], group[(i + 1) % group.size()], why);
+    // A ring between nodes with two members or more on each may run one ring per rail (rails.h).
+    std::map<int, int> members;
+    for (int gpu : group) ++members[gpus_[gpu].node];
+    if (members.size() > 1 && std::all_of(members.begin(), members.end(), [](const auto& m) { return m.second > 1; }))
+      multi_ring_groups_.push_back(group);
   }
   std::vector<NeededRoute> routes_;
+  std::vector<std::vector<int>> multi_ring_groups_;
 
  private:
+  const std::vector<PlatformGpu>& gpus_;
   std::set<std::pair<int, int>> seen_;
 };
+
+Needs collect(const SimulationInput& input, const Placement& placement);
 
 }  // namespace
 
 std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement) {
+  return collect(input, placement).routes_;
+}
+
+std::vector<NeededRoute> rail_routes(const SimulationInput& input, const Placement& placement) {
+  const Needs rings = collect(input, placement);
+  std::map<int, std::vector<int>> gpus_of_node;
+  for (int g = 0; g < static_cast<int>(input.platform_gpus.size()); ++g)
+    gpus_of_node[input.platform_gpus[g].node].push_back(g);
+  const auto node_of = [&](int gpu) { return input.platform_gpus[gpu].node; };
+  Needs needs(input.platform_gpus);
+  std::set<int> nodes;
+  for (const std::vector<int>& group : rings.multi_ring_groups_)
+    for (int gpu : group) nodes.insert(node_of(gpu));
+  // What Rails reads to find a node's rails: its GPUs' routes among themselves and to the next node's.
+  for (int node : nodes) {
+    const std::vector<int>& gpus = gpus_of_node.at(node);
+    auto next = gpus_of_node.upper_bound(node);
+    if (next == gpus_of_node.end()) next = gpus_of_node.begin();
+    const std::string why = fmt::format("finding the rails of node {}", node);
+    for (int src : gpus) {
+      for (int dst : gpus) needs.add(src, dst, why);
+      for (int dst : next->second) needs.add(src, dst, why);
+    }
+  }
+  // A ring per rail goes round the group's nodes in the order of their first member, and may hop from
+  // any member of a node to any other member of it or of the next node.
+  for (const std::vector<int>& group : rings.multi_ring_groups_) {
+    std::vector<int> order;
+    std::map<int, std::vector<int>> members;
+    for (int gpu : group) {
+      if (members[node_of(gpu)].empty()) order.push_back(node_of(gpu));
+      members[node_of(gpu)].push_back(gpu);
+    }
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const int a = order[k], b = order[(k + 1) % order.size()];
+      const std::string why = fmt::format("collectives from node {} to node {} with one ring per rail", a, b);
+      for (int src : members.at(a)) {
+        for (int dst : members.at(a)) needs.add(src, dst, why);
+        for (int dst : members.at(b)) needs.add(src, dst, why);
+      }
+    }
+  }
+  return std::move(needs.routes_);
+}
+
+namespace {
+
+Needs collect(const SimulationInput& input, const Placement& placement) {
   const Schedule& s = input.schedule;
   const ParallelSizes& sizes = placement.sizes();
   const JobCosts& costs = input.costs;
-  Needs needs;
+  Needs needs(input.platform_gpus);
   for (int stage = 0; stage < s.num_stages(); ++stage) {
     const int next = s.layout.next[stage];
     if (next < 0 || s.rank_of(next) == s.rank_of(stage)) continue;
@@ -97,7 +156,9 @@ std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Place
             for (int j = first; j < first + routing.ep; ++j)
               needs.add(placement.gpu({t, i, r}), placement.gpu({t, j, r}),
                         fmt::format("the expert-parallel all-to-alls of pp rank {}", r));
-  return std::move(needs.routes_);
+  return needs;
 }
+
+}  // namespace
 
 }  // namespace pipegrid::sim

@@ -22,4 +22,13 @@ struct NeededRoute {
 /// job does not run (fidelity off, one member, nothing to reduce) needs no route.
 std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement);
 
+/// The further routes that collectives between nodes with one ring per rail may ask for (rails.h),
+/// each once: for every ring of needed_routes between nodes with two members or more on each (a ring
+/// with a node of one member keeps one ring), its nodes' GPUs' routes among themselves and to the
+/// next node's GPUs (how the rails are found), and each member to every other member of its node
+/// and of the next node in the ring's order of nodes (how the rings per rail may go). When one is
+/// missing, collectives keep one path per hop (SimulationInput::rails) rather than the run being
+/// refused.
+std::vector<NeededRoute> rail_routes(const SimulationInput& input, const Placement& placement);
+
 }  // namespace pipegrid::sim

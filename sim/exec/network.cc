@@ -9,6 +9,8 @@
 #include <xbt/config.hpp>
 #include <stdexcept>
 
+#include "sim/exec/rails.h"
+
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -63,6 +65,13 @@ Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts
 
 Network::~Network() {
   if (current_network == this) current_network = nullptr;
+}
+
+void Network::use_rails(std::vector<sg4::Host*> platform_gpu_hosts, std::vector<int> node_of_gpu) {
+  if (platform_gpu_hosts.size() < hosts_.size() || node_of_gpu.size() != platform_gpu_hosts.size() ||
+      !std::equal(hosts_.begin(), hosts_.end(), platform_gpu_hosts.begin()))
+    throw std::logic_error("Network::use_rails: the platform's GPUs must start with the job's");
+  rails_ = std::make_unique<Rails>(std::move(platform_gpu_hosts), std::move(node_of_gpu));
 }
 
 const Network::RouteEntry& Network::route_entry(int src_gpu, int dst_gpu) {

@@ -15,6 +15,8 @@
 
 namespace pipegrid::sim {
 
+class Rails;
+
 /// What a flow carries, for traces and link accounting.
 enum class FlowKind : std::uint8_t { PipelineP2p, TensorAllReduce, DataAllReduce, EmbeddingAllReduce, StageCopyAllReduce, ExpertAllToAll };
 
@@ -45,6 +47,15 @@ class Network {
   using FlowEnd = std::function<void(const FlowInfo&, double start, double end)>;
 
   explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts);
+  /// Lets collectives between nodes run one ring per rail (rails.h): the hosts of all the platform's
+  /// GPUs in its order (by node, then index in the node), the job's — the constructor's — first, and
+  /// each one's node. The platform's other GPUs are only read for their routes, to find the rails;
+  /// flows stay between the job's GPUs. Call it before the simulation starts, and only when every
+  /// route the rails may need exists (needed_routes.h: rail_routes): SimGrid ends the process on a
+  /// missing one. Without it every ring keeps one path per hop.
+  void use_rails(std::vector<simgrid::s4u::Host*> platform_gpu_hosts, std::vector<int> node_of_gpu);
+  /// The platform's rails, or nullptr when use_rails was not called.
+  Rails* rails() { return rails_.get(); }
   /// Calls `listener` once per flow when it completes, with its [start, end] — at that simulated
   /// time and in that order, from the network model (maestro context: it may resume actors, not
   /// block). (s4u's Activity::on_completion would not do: it fires when someone waits.)
@@ -101,7 +112,7 @@ class Network {
   std::unordered_map<const simgrid::s4u::Comm*, ActiveFlow> active_;
   // Comms completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::CommPtr> released_;
-
+  std::unique_ptr<Rails> rails_;
 };
 
 }  // namespace pipegrid::sim

@@ -53,8 +53,13 @@ std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const S
   return ranks;
 }
 
-Pace find_pace(const std::vector<RankSummary>& ranks) {
+Pace find_pace(const std::vector<RankSummary>& ranks, const SimulationResult& result) {
   Pace pace;
+  for (const GpuReport& g : result.gpus)
+    if (pace.gpu.empty() || g.account.busy > pace.gpu_busy) {
+      pace.gpu = g.host;
+      pace.gpu_busy = g.account.busy;
+    }
   for (const RankSummary& r : ranks) {
     pace.mean_busy += r.busy / static_cast<double>(ranks.size());
     if (r.busy > ranks[pace.rank].busy) pace.rank = r.rank;
@@ -69,17 +74,26 @@ Pace find_pace(const std::vector<RankSummary>& ranks) {
         "wait for it",
         pace.rank, fmt::join(ranks[pace.rank].stages, ", "), format_number(pace.busy), format_number(pace.mean_busy),
         100 * excess);
+  // Busy is averaged over a rank's GPUs; a slower GPU inside a rank holds back its TP group.
+  if (pace.gpu_busy > pace.busy * (1 + 1e-9))
+    pace.explanation += fmt::format("; {} computes longest of all GPUs, {} s: the GPUs it works with wait for it",
+                                    pace.gpu, format_number(pace.gpu_busy));
   return pace;
 }
 
 nlohmann::json summary_json(const SimulationResult& result, const Schedule& schedule, nlohmann::json inputs,
                             nlohmann::json model_metrics) {
   const std::vector<RankSummary> ranks = summarize_ranks(result, schedule);
-  const Pace pace = find_pace(ranks);
-  nlohmann::json json{{"makespan", result.makespan}, {"bubble_fraction", result.bubble_fraction}};
+  const Pace pace = find_pace(ranks, result);
+  nlohmann::json json{{"makespan", result.makespan},
+                      {"bubble_fraction", result.bubble_fraction},
+                      {"steps", std::max<std::size_t>(result.step_ends.size(), 1)},
+                      {"first_step", result.first_step()},
+                      {"steady_step", result.steady_step()}};
   if (!model_metrics.is_null()) json.update(model_metrics);
   json["pace"] = {{"rank", pace.rank}, {"stages", ranks.empty() ? std::vector<int>{} : ranks[pace.rank].stages},
-                  {"busy", pace.busy}, {"mean_busy", pace.mean_busy}, {"explanation", pace.explanation}};
+                  {"busy", pace.busy}, {"mean_busy", pace.mean_busy}, {"gpu", pace.gpu}, {"gpu_busy", pace.gpu_busy},
+                  {"explanation", pace.explanation}};
   json["inputs"] = std::move(inputs);
   json["ranks"] = nlohmann::json::array();
   for (const RankSummary& r : ranks)
@@ -96,6 +110,7 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                              {{"p2p", a.p2p_exposed}, {"tp", a.tp_exposed}, {"dp", a.dp_exposed}, {"a2a", a.a2a_exposed}}},
                             {"a2a_hidden", a.a2a_hidden},
                             {"a2a_exposed_in_pairs", a.a2a_exposed_in_pairs},
+                            {"optimizer_sync_wait", a.sync_wait},
                             {"finish", a.finish}});
   }
   std::map<std::string, double> by_class;

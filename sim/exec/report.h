@@ -34,9 +34,11 @@ struct Pace {
   int rank = 0;
   double busy = 0;
   double mean_busy = 0;  // over all ranks
+  std::string gpu;       // the GPU that computed longest of all (a slow GPU inside a TP group sets its pace)
+  double gpu_busy = 0;
   std::string explanation;
 };
-Pace find_pace(const std::vector<RankSummary>& ranks);
+Pace find_pace(const std::vector<RankSummary>& ranks, const SimulationResult& result);
 
 /// The link class a link belongs to, from its name: the last '-'-separated word, after dropping
 /// SimGrid's _UP / _DOWN direction suffix ("node3-gpu5-nvlink_UP" → "nvlink").

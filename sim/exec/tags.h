@@ -5,10 +5,32 @@
 
 namespace pipegrid::sim {
 
-enum class TagSpace : std::uint64_t { Pipeline = 0, Tensor = 1, Data = 2, Embedding = 3, StageCopies = 4, Expert = 5 };
+enum class TagSpace : std::uint64_t {
+  Pipeline = 0,
+  Tensor = 1,
+  Data = 2,
+  Embedding = 3,
+  StageCopies = 4,
+  Expert = 5,
+  Validation = 6,  // the optimizer's post-validation chain
+};
 
-/// A pipeline result, by its ResultIndex (schedules/results.h).
-constexpr std::uint64_t pipeline_tag(std::uint64_t result_index) { return result_index; }
+/// At most this many training steps per run: tags keep the step in 8 bits.
+inline constexpr int kMaxSteps = 256;
+
+/// A pipeline result of training step `step`, by its ResultIndex (schedules/results.h).
+constexpr std::uint64_t pipeline_tag(std::uint64_t result_index, std::uint64_t step = 0) {
+  return (step << 48) | result_index;
+}
+
+/// The post-validation message of `step` from one pipeline rank to its neighbour, forward (towards
+/// the last rank) or back.
+constexpr std::uint64_t validation_tag(std::uint64_t step, bool backward) {
+  return (static_cast<std::uint64_t>(TagSpace::Validation) << 60) | (step << 1) | (backward ? 1 : 0);
+}
+
+/// The context of a gradient collective of `step`: bits 32-39 (gradient_tag keeps 40 bits of it).
+constexpr std::uint64_t step_context(std::uint64_t step, std::uint64_t context) { return (step << 32) | context; }
 
 /// Step `step` of the `index`-th tensor-parallel all-reduce inside the op at `position` of the
 /// rank's program. The TP group's members run the same program, so they agree on it.

@@ -8,7 +8,7 @@ namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
 
-Transfers::Transfers(Network& network, int gpus) : network_(network), waiters_(gpus) {
+Transfers::Transfers(Network& network, int gpus) : network_(network), waiters_(gpus, std::deque<Waiter>(1)) {
   network_.on_flow_end([this](const FlowInfo& flow, double start, double end) { flow_ended(flow, start, end); });
 }
 
@@ -20,7 +20,8 @@ void Transfers::start(const MessageKey& key, double latency_fraction) {
   entries_.at(key).comm = std::move(comm);
   // A side waiting for its peer now waits for the network only.
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
-    if (waiters_[gpu].actor && waiters_[gpu].key == key) waiters_[gpu].blocked.blocked = false;
+    for (Waiter& waiter : waiters_[gpu])
+      if (waiter.actor && waiter.key == key) waiter.blocked.blocked = false;
 }
 
 void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
@@ -33,14 +34,14 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
     channels_.at(channel).busy = false;
     advance(channel);  // may start a flow; `it` is not used below
   }
-  for (int gpu : {flow.src_gpu, flow.dst_gpu}) {
-    Waiter& waiter = waiters_[gpu];
-    if (!waiter.actor || !(waiter.key == key)) continue;
-    if (waiter.on_condition)
-      waiter.ended->notify_all();
-    else
-      waiter.actor->resume();
-  }
+  for (int gpu : {flow.src_gpu, flow.dst_gpu})
+    for (Waiter& waiter : waiters_[gpu]) {
+      if (!waiter.actor || !(waiter.key == key)) continue;
+      if (waiter.on_condition)
+        waiter.ended->notify_all();
+      else
+        waiter.actor->resume();
+    }
 }
 
 void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits,
@@ -96,12 +97,29 @@ void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
     start(key);
 }
 
+void Transfers::register_comm_stream(int gpu) {
+  waiters_[gpu].emplace_back();
+  lane_of_actor_[sg4::this_actor::get_pid()] = {gpu, waiters_[gpu].size() - 1};
+}
+
+Transfers::Waiter& Transfers::waiter_of(int gpu) {
+  const auto it = lane_of_actor_.find(sg4::this_actor::get_pid());
+  const std::size_t lane = it != lane_of_actor_.end() && it->second.first == gpu ? it->second.second : 0;
+  return waiters_[gpu][lane];
+}
+
+const BlockedOn& Transfers::blocked_on(int gpu) const {
+  for (const Waiter& waiter : waiters_[gpu])
+    if (waiter.blocked.blocked || waiter.actor) return waiter.blocked;
+  return waiters_[gpu].front().blocked;
+}
+
 FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activities_running) {
   auto it = entries_.find(key);
   if (it == entries_.end()) throw std::logic_error("Transfers: waiting on a message nobody posted");
   if (!it->second.done) {
     const FlowInfo flow = it->second.flow;
-    Waiter& waiter = waiters_[as_sender ? flow.src_gpu : flow.dst_gpu];
+    Waiter& waiter = waiter_of(as_sender ? flow.src_gpu : flow.dst_gpu);
     waiter.blocked = {!it->second.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
     waiter.key = key;
     waiter.actor = sg4::Actor::self();

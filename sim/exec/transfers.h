@@ -7,6 +7,7 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -60,10 +61,16 @@ class Transfers {
   /// (an overlapped pair's compute running under its all-to-all) asks for `keep_activities_running`
   /// and waits on a condition variable instead.
   FlowSpan wait(const MessageKey& key, bool as_sender, bool keep_activities_running = false);
+  Network& network() { return network_; }
   /// Network listener: a message's flow has ended.
   void flow_ended(const FlowInfo& flow, double start, double end);
 
-  const BlockedOn& blocked_on(int gpu) const { return waiters_[gpu].blocked; }
+  /// What the GPU is blocked on: its compute stream's wait if it waits on a message, else the first
+  /// of its comm streams that does.
+  const BlockedOn& blocked_on(int gpu) const;
+  /// The calling actor waits as one of the GPU's comm streams (comm_stream.h) rather than as its
+  /// compute stream: each stream of a GPU has its own waiter.
+  void register_comm_stream(int gpu);
 
  private:
   struct KeyHash {
@@ -117,7 +124,11 @@ class Transfers {
   Network& network_;
   std::unordered_map<MessageKey, Entry, KeyHash> entries_;
   std::unordered_map<std::int64_t, Channel> channels_;
-  std::vector<Waiter> waiters_;
+  // Per GPU: [0] its compute stream, then its comm streams (a deque: a waiting stream keeps its
+  // reference while another registers).
+  std::vector<std::deque<Waiter>> waiters_;
+  std::unordered_map<long, std::pair<int, std::size_t>> lane_of_actor_;  // comm stream actor → GPU, lane
+  Waiter& waiter_of(int gpu);  // the calling actor's waiter for that GPU
 };
 
 }  // namespace pipegrid::sim

@@ -84,7 +84,9 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       c.tp_allreduces_per_forward = 2 * c.layers + (c.has_embedding ? 1 : 0);
       c.tp_allreduces_per_backward = 2 * c.layers * (full_recompute ? 2 : 1) + (c.has_lm_head ? 1 : 0);
     }
-    if (par.dp > 1) c.dp_gradient_bytes = (c.parameters - routed / t) * precision.gradient_bytes;
+    // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
+    // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).
+    c.dp_gradient_bytes = (c.parameters - routed / t) * precision.gradient_bytes;
     if (model.tied_embeddings && par.pp > 1 && (c.has_embedding || c.has_lm_head))
       c.embedding_allreduce_bytes = word_embedding_parameters(model) / t * precision.gradient_bytes;
   }

@@ -1,6 +1,10 @@
 #include "sim/run/comm_options.h"
 
+#include <fmt/format.h>
+
 #include "common/choose.h"
+#include "common/input_error.h"
+#include "schedules/comm_check.h"
 
 namespace pipegrid::run {
 
@@ -19,6 +23,15 @@ CommPlan comm_plan_of(const input::OptionValues& v) {
                            {"zb", CommPlan::Zb},
                            {"per-op", CommPlan::PerOp},
                            {"blocking-calls", CommPlan::BlockingCalls}});
+}
+
+void validate_plan(const Schedule& lowered, const std::string& plan_name) {
+  try {
+    validate_comms(lowered);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--comm-plan {}: its order of {} cannot run on NCCL: {}", plan_name, lowered.name,
+                                 e.what()));
+  }
 }
 
 }  // namespace pipegrid::run

@@ -119,6 +119,10 @@ ScheduleOutcome run_check(const OptionValues& v) {
       choose<CsvPlacement>(
           "--placement", v.text("placement"),
           {{"inferred", CsvPlacement::Inferred}, {"loop", CsvPlacement::Loop}, {"v", CsvPlacement::V}}));
+  if (v.has("comm-plan") && csv.schedule.has_comms())
+    throw InputError(fmt::format("--comm-plan {}: {} has comm actions of its own; a plan lowers a compute-only "
+                                 "schedule",
+                                 v.text("comm-plan"), csv.source));
   return check_and_time(csv.schedule, request, csv.locator(), csv.comm_locator());
 }
 

@@ -42,6 +42,11 @@ nlohmann::json to_json(const ScheduleRun& run) {
           {"times", times_json(run.times)},
           {"p2p_latency", run.options.p2p_latency},
           {"p2p", p2p_mode_name(run.options.p2p)},
+          {"p2p_channels", run.options.channels},
+          {"comm_plan", run.written_comms ? "the file's"
+                                          : std::string(comm_plan_name(run.plan == CommPlan::Framework
+                                                                           ? plan_of_framework(run.schedule)
+                                                                           : run.plan))},
           {"makespan", run.timing.makespan},
           {"bubble_fraction", run.timing.bubble_fraction},
           {"longest_rank_span", run.timing.longest_rank_span},

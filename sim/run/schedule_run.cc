@@ -1,6 +1,7 @@
 #include "sim/run/schedule_run.h"
 
 #include "schedules/memory.h"
+#include "sim/run/comm_options.h"
 
 namespace pipegrid::run {
 
@@ -9,13 +10,17 @@ ScheduleRun time_run(Schedule schedule, const ActionTimes& times, CommPlan plan,
   ScheduleRun run;
   const bool written = schedule.has_comms();  // its batches are cells of a file, not a plan's
   run.schedule = lower(schedule, plan);
-  validate_comms(run.schedule, locate_op, written ? locate_batch : CommLocator(locate_comm_batch));
+  if (written)
+    validate_comms(run.schedule, locate_op, locate_batch);
+  else
+    validate_plan(run.schedule, std::string(comm_plan_name(plan)));
   CommTiming timed = time_lowered(run.schedule, times, options);
   run.timing = std::move(timed.timing);
   run.deadlock = std::move(timed.deadlock);
   run.peak_activations = peak_activations(run.schedule);
   run.times = times;
   run.plan = plan;
+  run.written_comms = written;
   run.options = options;
   return run;
 }

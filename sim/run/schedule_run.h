@@ -18,6 +18,7 @@ struct ScheduleRun {
   Schedule schedule;  // with its comm actions (lowered by `plan` unless it came with them)
   ActionTimes times;  // per virtual stage, as the engine used them
   CommPlan plan = CommPlan::Framework;  // the plan the user asked for (framework: the schedule's own)
+  bool written_comms = false;           // the schedule came with its comm actions (no plan lowered it)
   CommTimingOptions options;            // the p2p latency, semantics and channels the engine used
   Timing timing;                        // partial when `deadlock` is set
   std::optional<CommDeadlock> deadlock;  // the order of its comm actions deadlocks

@@ -14,8 +14,10 @@ namespace {
 
 // TFLOP/s per GPU as Megatron reports it (hardware FLOPs, recomputation included) and MFU (model
 // FLOPs, PaLM's definition, over the GPUs' peak).
-nlohmann::json model_metrics(const ResolvedRun& run, double makespan) {
-  if (!run.model || makespan <= 0) return nullptr;
+// Per step, from the steady state: the last step's duration (the only step when there is one).
+nlohmann::json model_metrics(const ResolvedRun& run, double step) {
+  if (!run.model || step <= 0) return nullptr;
+  const double makespan = step;
   const std::int64_t global_batch =
       static_cast<std::int64_t>(run.model->micro_batch) * run.input.schedule.microbatches * run.parallelism.dp;
   const double gpus = run.parallelism.gpus();
@@ -23,7 +25,8 @@ nlohmann::json model_metrics(const ResolvedRun& run, double makespan) {
   const double useful = model::model_flops_per_iteration(*run.model, global_batch);
   return {{"global_batch", global_batch},
           {"tflops_per_gpu", hardware / gpus / makespan / 1e12},
-          {"mfu", useful / gpus / makespan / run.peak_flops}};
+          {"mfu", useful / gpus / makespan / run.peak_flops},
+          {"samples_per_second", static_cast<double>(global_batch) / makespan}};
 }
 
 }  // namespace
@@ -44,7 +47,7 @@ SimulationOutcome run_simulation(const input::OptionValues& values) {
   }
   nlohmann::json& summary = outcome.summary;
   summary =
-      sim::summary_json(outcome.result, run.input.schedule, run.echo, model_metrics(run, outcome.result.makespan));
+      sim::summary_json(outcome.result, run.input.schedule, run.echo, model_metrics(run, outcome.result.steady_step()));
   summary["memory"] = memory_json(run);
   summary["version"] = kPipegridVersion;
   if (!run.input.out_dir.empty()) {

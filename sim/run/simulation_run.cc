@@ -40,7 +40,7 @@ double median_speed(const std::vector<platform::GpuHost>& gpus, int count) {
   return speeds[speeds.size() / 2];
 }
 
-constexpr const char* kTimeFlags[] = {"time-f", "time-b", "time-w", "time-fb"};
+constexpr const char* kTimeFlags[] = {"time-f", "time-b", "time-w", "time-fb", "time-optimizer"};
 constexpr const char* kModelFlags[] = {"model", "layers", "hidden", "heads", "seq", "vocab"};
 constexpr const char* kMoeFlags[] = {
     "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
@@ -118,7 +118,9 @@ void check_durations(const sim::JobCosts& costs, const Schedule& schedule, const
 }
 
 // Every route the job will ask SimGrid for must exist: SimGrid ends the process on a missing one.
-void check_routes(const platform::PlatformFacts& facts, const sim::SimulationInput& in, const sim::Placement& placement) {
+// Those that collectives between nodes would use over several rails are not needed: without one of
+// them, the rings keep one path per hop.
+void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in, const sim::Placement& placement) {
   platform::RouteReach reach(facts);
   for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
     const std::string& src = in.platform_gpus[need.src_gpu].host;
@@ -126,6 +128,10 @@ void check_routes(const platform::PlatformFacts& facts, const sim::SimulationInp
     if (!reach.routed(src, dst))
       throw InputError(fmt::format("{}: no route from {} to {}, which {} need", facts.path, src, dst, need.why));
   }
+  const std::vector<sim::NeededRoute> rail_routes = sim::rail_routes(in, placement);
+  in.rails = std::all_of(rail_routes.begin(), rail_routes.end(), [&](const sim::NeededRoute& need) {
+    return reach.routed(in.platform_gpus[need.src_gpu].host, in.platform_gpus[need.dst_gpu].host);
+  });
 }
 
 }  // namespace
@@ -158,18 +164,28 @@ Schedule schedule_of(const OptionValues& v, std::optional<std::string>& compute_
     };
     agree("pp", schedule.ranks);
     agree("microbatches", schedule.microbatches);
+    if (v.has("chunks") && v.integer("chunks") != 0) agree("chunks", schedule.chunks);
   }
+  if (v.has("stage-placement") && !csv)
+    throw InputError("--stage-placement: places the stages of a --schedule-file; a generated schedule has its own");
+  if (v.has("comm-plan") && schedule.has_comms())
+    throw InputError(fmt::format("--comm-plan {}: {} has comm actions of its own; a plan lowers a compute-only "
+                                 "schedule",
+                                 v.text("comm-plan"), csv->source));
   if (const auto deadlock = find_deadlock(schedule)) {
     compute_deadlock = csv ? deadlock->report(schedule, csv->locator()) : deadlock->report(schedule);
     return schedule;
   }
+  const bool written = schedule.has_comms();
   schedule = lower(schedule, comm_plan_of(v));
-  if (csv)
+  if (written)
     validate_comms(schedule, csv->locator(), csv->comm_locator());
   else
-    validate_comms(schedule);
+    validate_plan(schedule, v.text("comm-plan"));
   return schedule;
 }
+
+constexpr double kOptimizerBytesPerParameter = 30;
 
 ResolvedRun resolve_simulation(const OptionValues& v) {
   v.check_required();
@@ -181,6 +197,12 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.dp_comm = fidelity(v, "--dp-comm");
   in.options.ep_comm = fidelity(v, "--ep-comm");
   in.options.comm_sm_fraction = v.number("comm-sm-fraction");
+  in.options.grad_overlap = v.text("grad-overlap") == "on";
+  in.options.steps = static_cast<int>(v.integer("steps"));
+  in.options.optimizer_sync = choose<sim::OptimizerSync>("--optimizer-sync", v.text("optimizer-sync"),
+                                                         {{"allreduce", sim::OptimizerSync::AllReduce},
+                                                          {"post-validation", sim::OptimizerSync::PostValidation},
+                                                          {"none", sim::OptimizerSync::None}});
   in.trace = choose<sim::TraceScope>(
       "--trace", v.text("trace"),
       {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
@@ -194,6 +216,10 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.schedule = schedule_of(v, run.compute_deadlock);
   const int pp = in.schedule.ranks, microbatches = in.schedule.microbatches;
   const int tp = static_cast<int>(v.integer("tp")), dp = static_cast<int>(v.integer("dp"));
+  // Megatron's DistributedDataParallelConfig: bucket_size = max(40M, 1M × dp) parameters when unset
+  // (distributed_data_parallel.py).
+  const double bucket_parameters = v.has("grad-bucket-size") ? v.number("grad-bucket-size") : std::max(4e7, 1e6 * dp);
+  in.options.grad_bucket_bytes = bucket_parameters * static_cast<double>(v.integer("gradient-bytes"));
   in.sizes = {tp, pp, dp};
   in.placement_order = v.text("placement");
   in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
@@ -224,6 +250,10 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
               {"options",
                {{"p2p", p2p_mode_name(in.options.p2p)},
                 {"comm_plan", v.text("comm-plan")},
+                {"grad_overlap", v.text("grad-overlap")},
+                {"steps", in.options.steps},
+                {"optimizer_sync", v.text("optimizer-sync")},
+                {"grad_bucket_size", bucket_parameters},
                 {"p2p_channels", in.options.p2p_channels},
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
@@ -268,6 +298,15 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
     const double efficiency = v.number("compute-efficiency");
     in.costs = sim::JobCosts::from_model(virtual_stages, efficiency, routing);
+    // Adam with fp32 master weights streams 30 bytes per parameter a GPU updates: it reads the fp32
+    // gradient, master weight and two moments, writes the three back and the bf16 weight (Megatron's
+    // mixed-precision optimizer); the distributed optimizer updates 1/d of them.
+    in.options.optimizer_seconds.assign(pp, 0);
+    for (int s = 0; s < in.schedule.num_stages(); ++s)
+      in.options.optimizer_seconds[in.schedule.rank_of(s)] += static_cast<double>(virtual_stages[s].parameters) *
+                                                              kOptimizerBytesPerParameter /
+                                                              (distributed_optimizer ? dp : 1) / v.number("hbm-bandwidth");
+    in.options.sync_whole_job = distributed_optimizer;
     run.memory = std::move(memory);
     const model::Transformer& m = *run.model;
     run.echo["model"] = {{"name", m.name},
@@ -303,7 +342,9 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     times.validate();
     const double p2p_bytes = v.number("p2p-bytes");
     in.costs = sim::JobCosts::from_times(times, run.peak_flops, in.schedule.num_stages(), p2p_bytes);
-    run.echo["times"] = {{"f", times.f},
+    in.options.optimizer_seconds.assign(pp, v.number("time-optimizer"));
+    run.echo["times"] = {{"optimizer", v.number("time-optimizer")},
+                         {"f", times.f},
                          {"b", times.b},
                          {"w", times.w},
                          {"fb", times.pair()},
@@ -316,6 +357,11 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     run.echo["stage_cost_scale"] = text;
   }
   check_durations(in.costs, in.schedule, placement, facts);
+  for (int rank = 0; rank < static_cast<int>(in.options.optimizer_seconds.size()); ++rank)
+    if (!(in.options.optimizer_seconds[rank] <= kMaxOpSeconds))
+      throw InputError(fmt::format("--hbm-bandwidth {:g}: the optimizer's update on pp rank {} would take {:.3g} s; "
+                                   "pipegrid refuses ops longer than {:g} s",
+                                   v.number("hbm-bandwidth"), rank, in.options.optimizer_seconds[rank], kMaxOpSeconds));
   check_routes(facts, in, placement);
 
   if (v.has("out")) {

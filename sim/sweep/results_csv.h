@@ -12,8 +12,8 @@ namespace pipegrid::sweep {
 /// The metrics of a finished run (summary.json's), empty where the run did not produce them. Nothing
 /// measured on the host goes here, so that the same sweep gives the same file byte for byte; each
 /// run's wall time is in its directory (runs/ID/wall_seconds).
-inline constexpr std::array<std::string_view, 4> kMetricColumns = {"makespan", "bubble_fraction", "tflops_per_gpu",
-                                                                    "mfu"};
+inline constexpr std::array<std::string_view, 7> kMetricColumns = {
+    "makespan", "first_step", "steady_step", "bubble_fraction", "tflops_per_gpu", "mfu", "samples_per_second"};
 
 /// A run's outcome. Status: ok, deadlock (exit 3), invalid (exit 2), timeout, error (anything else).
 struct ResultRow {

@@ -17,7 +17,7 @@ std::vector<RankSummary> ranks_of(const std::map<int, double>& scale, Pace* pace
   input.costs.scale_stages(scale);
   const SimulationResult result = simulate(input);
   const auto ranks = summarize_ranks(result, input.schedule);
-  *pace = find_pace(ranks);
+  *pace = find_pace(ranks, result);
   return ranks;
 }
 

@@ -30,8 +30,31 @@ TEST(SlowGpu, HalfSpeedHostSetsThePace) {
   const auto ranks = summarize_ranks(result, input.schedule);
   EXPECT_NEAR(ranks[2].busy, 2 * 8 * 3, 1e-9);  // twice the 24 s of the others
   EXPECT_NEAR(ranks[1].busy, 8 * 3, 1e-9);
-  EXPECT_EQ(find_pace(ranks).rank, 2);
+  EXPECT_EQ(find_pace(ranks, result).rank, 2);
   EXPECT_GT(result.makespan, 33 + 1e-9);  // the balanced (m + p − 1)(F + B)
+}
+
+TEST(SlowGpu, ASlowGpuInsideATensorParallelGroupIsNamed) {
+  // tp 2: pipeline rank 2 is gpu4 and gpu5 (tp fastest); gpu5 at half speed computes 48 s where its
+  // partner computes 24, so rank 2's busy averages 36 and the pace names gpu5 as well as rank 2.
+  std::ifstream in(test_support::kPlatforms + "/ideal-16gpu.xml");
+  std::stringstream xml;
+  xml << in.rdbuf();
+  const std::string path = ::testing::TempDir() + "slow-tp-gpu-" + std::to_string(getpid()) + ".xml";
+  std::ofstream(path) << std::regex_replace(xml.str(), std::regex("<host id=\"gpu5\" speed=\"1Tf\">"),
+                                            "<host id=\"gpu5\" speed=\"0.5Tf\">");
+  SimulationInput input = explicit_job("ideal-16gpu.xml", star_gpus(16, 8), "1f1b", {4, 8, 0}, {2, 4, 1},
+                                       ActionTimes{1, 2, 1, std::nullopt}, 0);
+  input.platform_file = path;
+  const SimulationResult result = simulate(input);
+  const Pace pace = find_pace(summarize_ranks(result, input.schedule), result);
+  EXPECT_EQ(pace.rank, 2);
+  EXPECT_NEAR(pace.busy, 36, 1e-9);
+  EXPECT_EQ(pace.gpu, "gpu5");
+  EXPECT_NEAR(pace.gpu_busy, 48, 1e-9);
+  EXPECT_EQ(pace.explanation,
+            "pipeline rank 2 (stages 2) computes longest, 36 s against a mean of 27 s (33.3 % more): the other ranks "
+            "wait for it; gpu5 computes longest of all GPUs, 48 s: the GPUs it works with wait for it");
 }
 
 }  // namespace

@@ -125,7 +125,8 @@ TEST(StageCost, GradientCollectivesPerIteration) {
 
   Parallelism alone = megatron_1t();
   alone.dp = 1;
-  EXPECT_EQ(stage_costs(m, alone)[1].dp_gradient_bytes, 0);  // one replica: nothing to reduce
+  // One replica: the same gradients, which a ring of one GPU does not send (DualPipe's copies would).
+  EXPECT_EQ(stage_costs(m, alone)[1].dp_gradient_bytes, costs[1].parameters * 4);
   alone.pp = 1;
   alone.chunks = 2;  // both ends on the one pipeline rank: a local copy, no collective
   EXPECT_EQ(stage_costs(m, alone)[0].embedding_allreduce_bytes, 0);

@@ -1,0 +1,49 @@
+#include "sim/exec/comm_stream.h"
+
+namespace pipegrid::sim {
+
+namespace sg4 = simgrid::s4u;
+
+CommStream::CommStream(Transfers& transfers, int gpu, sg4::Host* host, std::string name)
+    : transfers_(transfers), gpu_(gpu), host_(host), name_(std::move(name)) {}
+
+std::size_t CommStream::launch(Collective collective) {
+  if (!started_) {
+    started_ = true;
+    sg4::Actor::create(name_, host_, [self = shared_from_this()] { self->run(); });
+  }
+  std::unique_lock lock(*mutex_);
+  queue_.push_back(std::move(collective));
+  changed_->notify_all();
+  return launched_++;
+}
+
+void CommStream::wait_for(std::size_t number) {
+  std::unique_lock lock(*mutex_);
+  while (done_ <= number) changed_->wait(lock);
+}
+
+void CommStream::close() {
+  if (!started_) return;
+  std::unique_lock lock(*mutex_);
+  closed_ = true;
+  changed_->notify_all();
+}
+
+void CommStream::run() {
+  transfers_.register_comm_stream(gpu_);
+  std::unique_lock lock(*mutex_);
+  while (true) {
+    while (queue_.empty() && !closed_) changed_->wait(lock);
+    if (queue_.empty()) return;
+    Collective next = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    next();
+    lock.lock();
+    ++done_;
+    changed_->notify_all();
+  }
+}
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,115 @@
+#include "sim/exec/gradient_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "sim/exec/job.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+// The position of the op that last produces weight gradients of the stage on its rank: its last B,
+// or its last W where the backward is split.
+std::size_t last_backward(const std::vector<Op>& program, int stage) {
+  std::size_t last = program.size();
+  for (std::size_t pos = 0; pos < program.size(); ++pos)
+    for (int i = 0; i < program[pos].size(); ++i)
+      if (program[pos][i].stage == stage && (program[pos][i].kind == Kind::B || program[pos][i].kind == Kind::W))
+        last = pos;
+  return last;
+}
+
+}  // namespace
+
+std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu) {
+  const Schedule& s = job.schedule;
+  const GpuCoordinates at = job.placement.coordinates(gpu);
+  const auto& program = s.programs[at.pp];
+  const int dp = job.placement.sizes().dp;
+  const std::size_t end = program.size();
+  std::vector<GradientReduction> plan;
+
+  // Rings by the ranks holding a model stage: each one stream, numbered in order of first use.
+  std::map<std::vector<int>, std::size_t> stream_of_ring;
+  const auto stream = [&](const std::vector<int>& ring) {
+    return stream_of_ring.try_emplace(ring, stream_of_ring.size()).first->second;
+  };
+
+  // Data-parallel: per virtual stage on this rank, the ring of every GPU holding its model stage.
+  std::map<std::vector<int>, GradientReduction> after_step;  // overlap off: one per ring
+  bool first_chunk = true;
+  for (int stage = 0; stage < s.num_stages(); ++stage) {
+    if (s.rank_of(stage) != at.pp) continue;
+    const bool rank0_chunk0 = at.pp == 0 && first_chunk;
+    first_chunk = false;
+    const double bytes = job.costs.stage(stage).gradient_bytes;
+    std::vector<int> ranks;
+    for (int other = 0; other < s.num_stages(); ++other)
+      if (s.layout.model_stage[other] == s.layout.model_stage[stage]) ranks.push_back(s.rank_of(other));
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::vector<int> ring;
+    for (int rank : ranks)
+      for (int d = 0; d < dp; ++d) ring.push_back(job.placement.gpu({at.tp, d, rank}));
+    if (ring.size() < 2 || bytes <= 0) continue;
+    const int member = static_cast<int>(std::find(ring.begin(), ring.end(), gpu) - ring.begin());
+    const std::uint64_t model_stage = static_cast<std::uint64_t>(s.layout.model_stage[stage]);
+    // A model stage held by several ranks (DualPipe's two copies) has a ring, and a stream, of its
+    // own: its copies reach their last backwards in different orders on their two ranks, which one
+    // stream per ring would serialise into a deadlock.
+    std::vector<int> stream_key = ranks;
+    if (ranks.size() > 1) stream_key.push_back(-1 - static_cast<int>(model_stage));
+    GradientReduction r{"dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, model_stage << 12, ring, member,
+                        bytes, end, 1, stream(stream_key)};
+    if (!job.options.grad_overlap) {
+      // One all-reduce per ring of all its gradients on this rank, named by its first model stage.
+      auto [it, added] = after_step.try_emplace(ranks, r);
+      if (!added) it->second.bytes += bytes;
+      it->second.context = std::min(it->second.context, r.context);  // the same smallest on every member
+      it->second.stream = stream(ranks);
+      continue;
+    }
+    r.position = last_backward(program, stage);
+    const double bucket = job.options.grad_bucket_bytes;
+    const int buckets = rank0_chunk0 && bucket > 0 ? static_cast<int>(std::ceil(bytes / bucket)) : 1;
+    for (int b = 0; b < buckets; ++b) {
+      GradientReduction part = r;
+      part.context = (model_stage << 12) | static_cast<std::uint64_t>(b);
+      part.bytes = std::min(bucket, bytes - b * bucket);
+      if (buckets == 1) part.bytes = bytes;
+      part.fraction = buckets == 1 ? 1.0 : std::min(1.0, (b + 1) * bucket / bytes);
+      plan.push_back(part);
+    }
+  }
+  for (auto& [ranks, r] : after_step) plan.push_back(r);
+
+  // Routed experts: replicated only across expert-parallel groups, their gradients go round the
+  // replicas holding the same experts (every ep-th one).
+  double expert_bytes = 0, embedding_bytes = 0;
+  for (int stage = 0; stage < s.num_stages(); ++stage)
+    if (s.rank_of(stage) == at.pp) {
+      expert_bytes += job.costs.stage(stage).expert_gradient_bytes;
+      embedding_bytes += job.costs.stage(stage).embedding_gradient_bytes;
+    }
+  const int ep = job.costs.routing().ep;
+  if (expert_bytes > 0 && ep > 0) {
+    std::vector<int> holders;
+    for (int d = at.dp % ep; d < dp; d += ep) holders.push_back(job.placement.gpu({at.tp, d, at.pp}));
+    if (holders.size() >= 2)
+      plan.push_back({"expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, std::uint64_t{1} << 30, holders,
+                      at.dp / ep, expert_bytes, end, 1, stream({-1'000'000})});
+  }
+  const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
+  if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0)
+    plan.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
+                    {job.placement.gpu({at.tp, at.dp, first}), job.placement.gpu({at.tp, at.dp, last})},
+                    at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), true});
+  std::stable_sort(plan.begin(), plan.end(), [](const GradientReduction& a, const GradientReduction& b) {
+    return a.position != b.position ? a.position < b.position : a.fraction < b.fraction;
+  });
+  return plan;
+}
+
+}  // namespace pipegrid::sim

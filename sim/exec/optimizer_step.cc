@@ -1,0 +1,30 @@
+#include "sim/exec/optimizer_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+namespace pipegrid::sim {
+
+namespace sg4 = simgrid::s4u;
+
+void StepBarrier::arrive_and_wait(int group, int members, int step, double latency) {
+  double release = 0;
+  {
+    std::unique_lock lock(*mutex_);
+    Round& round = rounds_[{group, step}];
+    round.max_latency = std::max(round.max_latency, latency);
+    if (++round.arrived == members) {
+      const double levels = members > 1 ? std::ceil(std::log2(members)) : 0;
+      round.release = sg4::Engine::get_clock() + 2 * levels * round.max_latency;
+      changed_->notify_all();
+    }
+    while (round.release < 0) changed_->wait(lock);
+    release = round.release;
+  }
+  const double now = sg4::Engine::get_clock();
+  if (release > now) sg4::this_actor::sleep_until(release);
+}
+
+}  // namespace pipegrid::sim

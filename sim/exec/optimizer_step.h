@@ -1,0 +1,43 @@
+// The end of a training step: the optimizer's update on every GPU, and the check before it. Megatron
+// all-reduces the gradient norm and the found-inf flag over the model-parallel group before any rank
+// updates (optimizer.py; clip_grads.py; grad_stats_parallel_group: the tensor × pipeline group, the
+// whole job with the distributed optimizer) — a barrier. The zero-bubble paper's post-validation
+// (Qi et al. 2024, §4; zerobubble/ runtime and optimizer) replaces it with a chain of tiny
+// messages from the first pipeline rank to the last before each rank's update, and a chain back
+// during the next step's warmup, before a rank's first backward: no rank waits for all.
+#pragma once
+
+#include <map>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+#include <utility>
+
+namespace pipegrid::sim {
+
+enum class OptimizerSync {
+  AllReduce,       // Megatron's check: a barrier of the model-parallel group (the job, with the distributed optimizer)
+  PostValidation,  // the zero-bubble paper's chains of partial checks
+  None,            // no check: the pipeline alone (the contention-free engine's view)
+};
+
+/// The barrier of the all-reduce check: the members of a group wait for the last to arrive, then for a
+/// small all-reduce's latency, 2⌈log2 n⌉ hops of the slowest route to the group's first GPU (NCCL's
+/// tree for tiny messages; its few bytes take no bandwidth worth counting).
+class StepBarrier {
+ public:
+  /// Blocks the calling GPU until every one of the `members` of `group` has arrived for `step`, plus
+  /// the latency; `latency` is this GPU's route latency to the group's first GPU.
+  void arrive_and_wait(int group, int members, int step, double latency);
+
+ private:
+  struct Round {
+    int arrived = 0;
+    double max_latency = 0;
+    double release = -1;  // when everyone goes on, once the last has arrived
+  };
+  std::map<std::pair<int, int>, Round> rounds_;  // by (group, step)
+  simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr changed_ = simgrid::s4u::ConditionVariable::create();
+};
+
+}  // namespace pipegrid::sim
