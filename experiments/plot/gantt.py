@@ -25,6 +25,7 @@ COMM_COLOURS = {
     "p2p": "#222222",
     "tp-allreduce": "#f28e2b", "dp-allreduce": "#d62728", "expert-dp-allreduce": "#e377c2",
     "embedding-allreduce": "#8c564b", "stage-copy-allreduce": "#c9a227",
+    "dp-reduce-scatter": "#d62728", "dp-all-gather": "#ff9896",
     "dispatch": "#17becf", "combine": "#0f8a96", "combine-grad": "#76d7e0", "dispatch-grad": "#08555c",
 }
 BUBBLE_COLOUR = "#f7c4c4"  # idle before the last computation ends: the pipeline's bubble

@@ -26,6 +26,7 @@ COMM_KINDS = {
     "p2p": "p2p",
     "tp-allreduce": "collective", "dp-allreduce": "collective", "expert-dp-allreduce": "collective",
     "embedding-allreduce": "collective", "stage-copy-allreduce": "collective",
+    "dp-reduce-scatter": "collective", "dp-all-gather": "collective",
     "dispatch": "all-to-all", "combine": "all-to-all", "combine-grad": "all-to-all", "dispatch-grad": "all-to-all",
 }
 COMM_CLASSES = ["p2p", "collective", "all-to-all"]  # the order of the lanes under a row

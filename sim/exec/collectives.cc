@@ -8,7 +8,8 @@
 namespace pipegrid::sim {
 
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
-                          std::uint64_t (*tag_of_step)(std::uint64_t, std::uint64_t), std::uint64_t context) {
+                          std::uint64_t (*tag_of_step)(std::uint64_t, std::uint64_t), std::uint64_t context,
+                          RingPhases phases) {
   const int n = static_cast<int>(group.size());
   if (n < 2 || bytes <= 0) return;
   const int me = group[member];
@@ -32,7 +33,8 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
   const auto tag = [&](int step, int channel) {
     return tag_of_step(context, static_cast<std::uint64_t>(step) * c_count + channel);
   };
-  for (int step = 0; step < 2 * (n - 1); ++step) {
+  const int steps = phases == RingPhases::AllReduce ? 2 * (n - 1) : n - 1;
+  for (int step = 0; step < steps; ++step) {
     for (int c = 0; c < c_count; ++c) {
       const auto [next, prev] = channels[c];
       if (step > 0) transfers.wait({next, tag(step - 1, c)}, /*as_sender=*/true);
@@ -43,12 +45,13 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
     // The next step forwards what this one received, so it cannot start before.
     for (int c = 0; c < c_count; ++c) transfers.wait({me, tag(step, c)}, /*as_sender=*/false);
   }
-  for (int c = 0; c < c_count; ++c) transfers.wait({channels[c].next, tag(2 * (n - 1) - 1, c)}, /*as_sender=*/true);
+  for (int c = 0; c < c_count; ++c) transfers.wait({channels[c].next, tag(steps - 1, c)}, /*as_sender=*/true);
 }
 
-double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes) {
+double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes, RingPhases phases) {
   const int n = static_cast<int>(group.size());
   if (n < 2 || bytes <= 0) return 0;
+  if (phases != RingPhases::AllReduce) return ring_allreduce_seconds(network, group, bytes) / 2;
   // One ring carrying `share`: its narrowest hop's bandwidth and largest hop's latency.
   const auto ring_seconds = [&](const std::vector<int>& ring, double share) {
     double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;

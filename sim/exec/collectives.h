@@ -11,6 +11,11 @@ namespace pipegrid::sim {
 
 enum class CommFidelity { Flow, Analytic, Off };
 
+/// Which part of the ring to run: the whole all-reduce, or one of its halves — the reduce-scatter
+/// (each member ends with 1/n of the sum: the distributed optimizer's gradients) or the all-gather
+/// (each member's 1/n reaches every other: its updated parameters). n − 1 steps each.
+enum class RingPhases { AllReduce, ReduceScatter, AllGather };
+
 /// A ring all-reduce of `bytes` among `group` (GPU indices in ring order), run by the member at
 /// `member`: 2(n − 1) steps — n − 1 of reduce-scatter, n − 1 of all-gather — each sending bytes / n
 /// to the next member and waiting for the previous member's piece (NCCL's ring algorithm). A member
@@ -32,7 +37,7 @@ enum class CommFidelity { Flow, Analytic, Off };
 /// that cannot be found) it is the single ring above, in the group's order, unchanged.
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
                           std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
-                          std::uint64_t context);
+                          std::uint64_t context, RingPhases phases = RingPhases::AllReduce);
 
 /// The same ring as a formula: over the rings ring_allreduce_flows runs (C of them, each carrying
 /// S / C; C = 1: the group's own), with bw_c the smallest bottleneck bandwidth of the routes of ring
@@ -41,6 +46,8 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
 /// It assumes the group's links are its own: the flows take exactly that when nothing else — no
 /// other ring of the node sharing its rails, no other channel of the same ring — shares a link
 /// direction with them.
-double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes);
+/// A half (reduce-scatter or all-gather) takes half of it: (n − 1)/n · (S / C) / bw_c + (n − 1) · L_c.
+double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes,
+                              RingPhases phases = RingPhases::AllReduce);
 
 }  // namespace pipegrid::sim

@@ -74,8 +74,12 @@ class GpuRun {
       wait_late_sends();
       finish_gradients();
       optimizer();
+      gather_parameters();
       account_.step_ends.push_back(sg4::Engine::get_clock());
     }
+    // The last step's overlapped all-gathers have no next forward to hide behind: the run ends with
+    // them, its last step does not (a steady state would have them under the next step).
+    wait_for_gathers(-1);
     for (auto& stream : streams_) stream->close();
     account_.finish = sg4::Engine::get_clock();
     account_.finished = true;
@@ -92,11 +96,17 @@ class GpuRun {
       for (; b < batches.size() && batches[b].before <= pos; ++b) run_batch(b, batches[b]);
       const Op& op = program_[pos];
       if (pos == first_backward_ && step_ > 0) validate_previous_step();
+      if (!gathers_.empty())
+        for (int i = 0; i < op.size(); ++i)
+          if (op[i].kind == Kind::F) wait_for_gathers(op[i].stage, /*first_only=*/true);
       receive_inputs(op);
       op_position_ = pos;
       op_compute_total_ = job_.costs.flops(op) / speed_;
       op_compute_done_ = 0;
       compute(pos, op);
+      if (!gathers_.empty())
+        for (int i = 0; i < op.size(); ++i)
+          if (op[i].kind == Kind::F) wait_for_gathers(op[i].stage);
       launch_ready(pos);
     }
     account_.position = program_.size();
@@ -330,15 +340,16 @@ class GpuRun {
   }
 
   // A reduction on the stream of its ring: flows round the ring, or its α-β time, traced as it runs.
-  void launch(const GradientReduction& r) {
-    if (job_.options.dp_comm == CommFidelity::Off) return;
+  // Returns its stream and its number there.
+  std::pair<std::size_t, std::size_t> launch(const GradientReduction& r) {
+    if (job_.options.dp_comm == CommFidelity::Off) return {0, 0};
     while (streams_.size() <= r.stream)
       streams_.push_back(std::make_shared<CommStream>(job_.transfers, gpu_, job_.hosts[gpu_],
                                                       fmt::format("gpu{}-stream{}", gpu_, streams_.size())));
-    streams_[r.stream]->launch([this, r, step = step_] {
+    const std::size_t number = streams_[r.stream]->launch([this, r, step = step_] {
       const double start = sg4::Engine::get_clock();
       if (job_.options.dp_comm == CommFidelity::Analytic) {
-        sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, r.group, r.bytes));
+        sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
       } else {
         // The tag of a step: its space and step, and the context that tells two collectives of one
         // space apart (packed into the context argument the ring passes back).
@@ -349,10 +360,49 @@ class GpuRun {
                                return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
                                                    packed_context & ((std::uint64_t{1} << 40) - 1));
                              },
-                             packed);
+                             packed, r.phases);
       }
       job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
     });
+    return {r.stream, number};
+  }
+
+  // The distributed optimizer's all-gather of the parameters it updated, on the ring that
+  // reduce-scattered their gradients: waited at once, or by the first forward of their stage in the
+  // next step (Megatron's forward pre-hook with --overlap-param-gather).
+  // Launched in forward order (first layers first, the reverse of the backward's buckets), as Megatron
+  // dispatches them; a stage's first forward waits for its first bucket, and its compute's end for
+  // the others (the forward pre-hook of each bucket's layers, without cutting the op).
+  void gather_parameters() {
+    if (!job_.options.distributed_optimizer || job_.options.dp_comm == CommFidelity::Off) return;
+    for (auto it = reductions_.rbegin(); it != reductions_.rend(); ++it) {
+      const GradientReduction& r = *it;
+      if (r.phases != RingPhases::ReduceScatter || r.parameter_bytes <= 0) continue;
+      GradientReduction gather = r;
+      gather.kind = "dp-all-gather";
+      gather.phases = RingPhases::AllGather;
+      gather.bytes = r.parameter_bytes;
+      gather.context = r.context | (std::uint64_t{1} << 31);
+      const auto [stream, number] = launch(gather);
+      gathers_.push_back({r.stage, stream, number});
+    }
+    if (!job_.options.param_gather_overlap) wait_for_gathers(-1);
+  }
+
+  // Waits for the parameter all-gathers of `stage` (-1: all of them), or only for its first.
+  void wait_for_gathers(int stage, bool first_only = false) {
+    const double start = sg4::Engine::get_clock();
+    bool waited = false;
+    std::erase_if(gathers_, [&](const PendingGather& g) {
+      if ((stage >= 0 && g.stage != stage) || (first_only && waited)) return false;
+      streams_[g.stream]->wait_for(g.number);
+      waited = true;
+      return true;
+    });
+    if (!waited) return;
+    const double end = sg4::Engine::get_clock();
+    const std::vector<FlowSpan> spans = job_.take_collective_spans(gpu_, /*tensor_parallel=*/false);
+    account_.dp_exposed += job_.options.dp_comm == CommFidelity::Flow ? covered(start, end, spans) : end - start;
   }
 
   // After the last op: what is left of the plan (reductions after the step), then the wait for every
@@ -380,7 +430,12 @@ class GpuRun {
   std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages
   std::vector<GradientReduction> reductions_;  // plan_gradient_reductions, in launch order
   std::size_t next_reduction_ = 0;
-  std::vector<std::shared_ptr<CommStream>> streams_;  // one per ring this GPU reduces gradients on
+  std::vector<std::shared_ptr<CommStream>> streams_;
+  struct PendingGather {
+    int stage;
+    std::size_t stream, number;
+  };
+  std::vector<PendingGather> gathers_;  // parameter all-gathers not yet waited for  // one per ring this GPU reduces gradients on
   std::unordered_map<int, std::int64_t> sends_to_;                  // messages sent to each GPU so far
   std::unordered_map<std::size_t, MessageKey> unwaited_receives_;   // by result: posted, waited at the use
   std::vector<MessageKey> late_sends_;                              // rendezvous sends waited at the end

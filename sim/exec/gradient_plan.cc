@@ -63,10 +63,19 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
     if (ranks.size() > 1) stream_key.push_back(-1 - static_cast<int>(model_stage));
     GradientReduction r{"dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, model_stage << 12, ring, member,
                         bytes, end, 1, stream(stream_key)};
+    if (job.options.distributed_optimizer) {
+      r.kind = "dp-reduce-scatter";
+      r.phases = RingPhases::ReduceScatter;
+    }
+    r.stage = stage;
+    r.parameter_bytes = job.costs.stage(stage).parameter_bytes;
     if (!job.options.grad_overlap) {
       // One all-reduce per ring of all its gradients on this rank, named by its first model stage.
       auto [it, added] = after_step.try_emplace(ranks, r);
-      if (!added) it->second.bytes += bytes;
+      if (!added) {
+        it->second.bytes += bytes;
+        it->second.parameter_bytes += r.parameter_bytes;
+      }
       it->second.context = std::min(it->second.context, r.context);  // the same smallest on every member
       it->second.stream = stream(ranks);
       continue;
@@ -79,6 +88,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
       part.context = (model_stage << 12) | static_cast<std::uint64_t>(b);
       part.bytes = std::min(bucket, bytes - b * bucket);
       if (buckets == 1) part.bytes = bytes;
+      part.parameter_bytes = r.parameter_bytes * part.bytes / bytes;
       part.fraction = buckets == 1 ? 1.0 : std::min(1.0, (b + 1) * bucket / bytes);
       plan.push_back(part);
     }

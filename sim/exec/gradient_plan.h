@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/exec/collectives.h"
 #include "sim/exec/network.h"
 #include "sim/exec/tags.h"
 
@@ -35,6 +36,11 @@ struct GradientReduction {
   /// Started only once the data-parallel reductions have ended (finalize_model_grads runs
   /// finish_grad_sync before the embedding all-reduce).
   bool after_grad_sync = false;
+  RingPhases phases = RingPhases::AllReduce;  // a reduce-scatter with the distributed optimizer
+  /// With the distributed optimizer, the stage's parameters this ring all-gathers after the update,
+  /// and the virtual stage whose next forward needs them (-1: none).
+  double parameter_bytes = 0;
+  int stage = -1;
 };
 
 /// The reductions of `gpu`'s gradients in launch order (by position, then fraction):

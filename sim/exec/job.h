@@ -34,6 +34,11 @@ struct ExecOptions {
   /// spans the whole job (the distributed optimizer) or one model-parallel group.
   std::vector<double> optimizer_seconds;
   bool sync_whole_job = false;
+  /// The distributed optimizer (ZeRO-1, Megatron's --use-distributed-optimizer): gradients
+  /// reduce-scattered rather than all-reduced, the updated parameters all-gathered after the update —
+  /// behind the next step's forwards (--overlap-param-gather) or at once.
+  bool distributed_optimizer = false;
+  bool param_gather_overlap = true;
   CommFidelity tp_comm = CommFidelity::Analytic;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls

@@ -30,6 +30,7 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, doubl
     w.tp_allreduces_backward = c.tp_allreduces_per_backward;
     w.tp_allreduce_bytes = static_cast<double>(c.tp_allreduce_bytes);
     w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
+    w.parameter_bytes = static_cast<double>(c.dp_parameter_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
     w.expert_gradient_bytes = static_cast<double>(c.expert_dp_gradient_bytes);
     const model::MoeStageCost& m = c.moe;

@@ -44,6 +44,7 @@ struct StageWork {
   int tp_allreduces_backward = 0;  // in B or I
   double tp_allreduce_bytes = 0;
   double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
+  double parameter_bytes = 0;           // its parameters (bf16), all-gathered by the distributed optimizer
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage
   double expert_gradient_bytes = 0;     // routed experts, all-reduced over the d / ep replicas holding them
   MoeWork moe;                          // moe.moe_layers == 0: a dense stage

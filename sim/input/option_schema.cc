@@ -146,7 +146,8 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "gradient-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
        .bounds = at_least(1, 16), .default_text = "4", .help = "bytes per gradient element all-reduced"},
       {.flag = "distributed-optimizer", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
-       .help = "shard the optimizer state over the data-parallel replicas (ZeRO-1)"},
+       .help = "shard the optimizer state over the data-parallel replicas (ZeRO-1): gradients reduce-scattered, "
+               "parameters all-gathered"},
       {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let the layers split unevenly over the stages"},
       {.flag = "flash-attention", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
@@ -208,6 +209,10 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "on",
        .help = "reduce gradient buckets as the backward produces them (Megatron's --overlap-grad-reduce), or after "
                "the step"},
+      {.flag = "param-gather-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = {"on", "off"},
+       .default_text = "on",
+       .help = "with --distributed-optimizer: all-gather the updated parameters behind the next step's forwards "
+               "(Megatron's --overlap-param-gather) or at once"},
       {.flag = "grad-bucket-size", .section = "sim", .commands = kSim, .type = Number, .unit = "parameters",
        .bounds = interval(0, true, 1e15, false),
        .help = "gradient bucket of pipeline rank 0's first chunk (default Megatron's max(4e7, 1e6 x dp))"},

@@ -87,6 +87,7 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).
     c.dp_gradient_bytes = (c.parameters - routed / t) * precision.gradient_bytes;
+    c.dp_parameter_bytes = (c.parameters - routed / t) * 2;
     if (model.tied_embeddings && par.pp > 1 && (c.has_embedding || c.has_lm_head))
       c.embedding_allreduce_bytes = word_embedding_parameters(model) / t * precision.gradient_bytes;
   }

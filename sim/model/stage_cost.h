@@ -68,6 +68,7 @@ struct StageCost {
   int tp_allreduces_per_forward = 0;
   int tp_allreduces_per_backward = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes (but routed experts'), once per step
+  std::int64_t dp_parameter_bytes = 0;         // the same parameters in bf16: the distributed optimizer's all-gather
   std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over d / ep replicas
   MoeStageCost moe;                            // moe.moe_layers == 0: a dense stage
   std::int64_t embedding_allreduce_bytes = 0;  // V·h / t × gradient bytes, tied embeddings and p > 1

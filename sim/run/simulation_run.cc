@@ -198,6 +198,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.ep_comm = fidelity(v, "--ep-comm");
   in.options.comm_sm_fraction = v.number("comm-sm-fraction");
   in.options.grad_overlap = v.text("grad-overlap") == "on";
+  in.options.param_gather_overlap = v.text("param-gather-overlap") == "on";
   in.options.steps = static_cast<int>(v.integer("steps"));
   in.options.optimizer_sync = choose<sim::OptimizerSync>("--optimizer-sync", v.text("optimizer-sync"),
                                                          {{"allreduce", sim::OptimizerSync::AllReduce},
@@ -251,6 +252,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                {{"p2p", p2p_mode_name(in.options.p2p)},
                 {"comm_plan", v.text("comm-plan")},
                 {"grad_overlap", v.text("grad-overlap")},
+                {"param_gather_overlap", v.text("param-gather-overlap")},
                 {"steps", in.options.steps},
                 {"optimizer_sync", v.text("optimizer-sync")},
                 {"grad_bucket_size", bucket_parameters},
@@ -307,6 +309,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                                                               kOptimizerBytesPerParameter /
                                                               (distributed_optimizer ? dp : 1) / v.number("hbm-bandwidth");
     in.options.sync_whole_job = distributed_optimizer;
+    in.options.distributed_optimizer = distributed_optimizer;
     run.memory = std::move(memory);
     const model::Transformer& m = *run.model;
     run.echo["model"] = {{"name", m.name},

@@ -20,18 +20,21 @@ namespace {
 using test_support::explicit_job;
 using test_support::star_gpus;
 
-SimulationResult run(bool overlap) {
+SimulationResult run(bool overlap, bool distributed_optimizer = false, bool gather_overlap = false) {
   SimulationInput input = explicit_job("star-4gpu.xml", star_gpus(4, 4), "1f1b", {2, 2, 0}, {1, 2, 2},
                                        ActionTimes{1, 2, 1, std::nullopt}, 0);
   std::vector<StageWork> stages;
   for (int s = 0; s < input.costs.num_stages(); ++s) {
     StageWork work = input.costs.stage(s);
     work.gradient_bytes = 1e9;
+    work.parameter_bytes = 0.5e9;
     stages.push_back(work);
   }
   input.costs = JobCosts(stages);
   input.options.grad_overlap = overlap;
   input.options.grad_bucket_bytes = 0.5e9;
+  input.options.distributed_optimizer = distributed_optimizer;
+  input.options.param_gather_overlap = gather_overlap;
   return simulate(input);
 }
 
@@ -49,6 +52,27 @@ TEST(GradOverlap, WithoutOverlapTheReductionFollowsTheStep) {
   ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
   EXPECT_NEAR(r.makespan, 10.008, 1e-9);
   for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 1.004, 1e-9) << gpu;
+}
+
+// The distributed optimizer: each bucket is reduce-scattered, one step of S/2 (half the all-reduce):
+// rank 0's two buckets [8.004, 8.256] and [9.004, 9.256], rank 1's 1 GB [7.002, 7.504]. After the
+// update (none here) the parameters, 0.5 GB per stage in bf16, are all-gathered on the same rings in
+// the same buckets (a quarter GB each on rank 0: 0.125 s + 2 ms): [9.256, 9.383] and [9.383, 9.510].
+TEST(GradOverlap, TheDistributedOptimizerReduceScattersThenAllGathers) {
+  const SimulationResult r = run(true, /*distributed_optimizer=*/true, /*gather_overlap=*/false);
+  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  EXPECT_NEAR(r.makespan, 9.510, 1e-9);
+  EXPECT_NEAR(r.first_step(), 9.510, 1e-9);
+  for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 0.252 + 0.254, 1e-9) << gpu;
+}
+
+TEST(GradOverlap, OverlappedParameterGathersAreLeftToTheNextStepsForwards) {
+  // The step ends with the update (9.256); its gathers are the next forwards' — here, with no next
+  // step, the run's last 0.254 s.
+  const SimulationResult r = run(true, /*distributed_optimizer=*/true, /*gather_overlap=*/true);
+  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  EXPECT_NEAR(r.first_step(), 9.256, 1e-9);
+  EXPECT_NEAR(r.makespan, 9.510, 1e-9);
 }
 
 }  // namespace
