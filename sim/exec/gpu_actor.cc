@@ -62,10 +62,15 @@ class GpuRun {
         speed_(job.hosts[gpu]->get_speed()) {
     if (job.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpu, speed_);
     reductions_ = plan_gradient_reductions(job, gpu);
-    first_backward_ = program_.size();
-    for (std::size_t pos = 0; pos < program_.size() && first_backward_ == program_.size(); ++pos)
+    // Post-validation's check comes back from the next rank before the first op that needs anything
+    // from that rank (the zero-bubble runtime places it before the first compute that is not a chunk-0
+    // forward): the last rank passes it on at once.
+    validation_point_ = at_.pp + 1 == job.schedule.ranks ? 0 : program_.size();
+    for (std::size_t pos = 0; pos < program_.size() && validation_point_ == program_.size(); ++pos)
       for (int i = 0; i < program_[pos].size(); ++i)
-        if (is_backward(program_[pos][i].kind)) first_backward_ = pos;
+        if (const auto in = input_of(job.schedule.layout, program_[pos][i]);
+            in && program_[pos][i].kind != Kind::W && job.schedule.rank_of(in->stage) == at_.pp + 1)
+          validation_point_ = pos;
   }
 
   void run() {
@@ -95,7 +100,7 @@ class GpuRun {
       account_.position = pos;
       for (; b < batches.size() && batches[b].before <= pos; ++b) run_batch(b, batches[b]);
       const Op& op = program_[pos];
-      if (pos == first_backward_ && step_ > 0) validate_previous_step();
+      if (pos == validation_point_ && step_ > 0) validate_previous_step();
       if (!gathers_.empty())
         for (int i = 0; i < op.size(); ++i)
           if (op[i].kind == Kind::F) wait_for_gathers(op[i].stage, /*first_only=*/true);
@@ -139,8 +144,9 @@ class GpuRun {
     }
   }
 
-  // Post-validation's chain back from the last rank, in the next step before a rank's first backward:
-  // the full check of the previous step reaches it from the rank after it and goes on to the one before.
+  // Post-validation's chain back from the last rank, in the next step before a rank's first op that
+  // needs the next rank: the full check of the previous step reaches it from the rank after it and goes
+  // on to the one before.
   void validate_previous_step() {
     const int p = job_.schedule.ranks;
     if (job_.options.optimizer_sync != OptimizerSync::PostValidation || p < 2) return;
@@ -441,7 +447,7 @@ class GpuRun {
   std::vector<MessageKey> late_sends_;                              // rendezvous sends waited at the end
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
   int step_ = 0;                                        // the training step being run
-  std::size_t first_backward_ = static_cast<std::size_t>(-1);  // position of the program's first backward
+  std::size_t validation_point_ = 0;  // where post-validation's check of the previous step is awaited
   std::size_t op_position_ = 0;                         // the op being computed
   double op_compute_total_ = 0, op_compute_done_ = 0;   // its compute seconds, and how many have run
 };

@@ -39,11 +39,14 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
 
   // Data-parallel: per virtual stage on this rank, the ring of every GPU holding its model stage.
   std::map<std::vector<int>, GradientReduction> after_step;  // overlap off: one per ring
-  bool first_chunk = true;
+  // The model stage Megatron buckets: pipeline rank 0's first chunk. Every member of its ring cuts it
+  // the same way (DualPipe's other copy lives on the last rank), or their collectives would not meet.
+  int bucketed_model_stage = -1;
+  for (int stage = 0; stage < s.num_stages() && bucketed_model_stage < 0; ++stage)
+    if (s.rank_of(stage) == 0) bucketed_model_stage = s.layout.model_stage[stage];
   for (int stage = 0; stage < s.num_stages(); ++stage) {
     if (s.rank_of(stage) != at.pp) continue;
-    const bool rank0_chunk0 = at.pp == 0 && first_chunk;
-    first_chunk = false;
+    const bool rank0_chunk0 = s.layout.model_stage[stage] == bucketed_model_stage;
     const double bytes = job.costs.stage(stage).gradient_bytes;
     std::vector<int> ranks;
     for (int other = 0; other < s.num_stages(); ++other)

@@ -49,7 +49,8 @@ struct GradientReduction {
 ///    summed as one group. With overlap on, a stage's gradients start when its last backward (the
 ///    last W where the backward is split) has produced them; Megatron splits into buckets of
 ///    `grad_bucket_bytes` only the first model chunk of pipeline rank 0 (distributed_data_parallel.py:
-///    bucket_size is None on other ranks and chunks), each bucket ready part-way through that
+///    bucket_size is None on other ranks and chunks) — and its other copy, in DualPipe — each ready
+///    part-way through that
 ///    backward, in the backward's order (last layers first). With overlap off, one all-reduce of all
 ///    the rank's gradients per ring after its last op.
 ///  - after the step: the routed experts' gradients (over the replicas holding the same experts), then

@@ -36,5 +36,23 @@ TEST(StageCopies, DualPipePairsSumTheirGradients) {
   }
 }
 
+// Overlapped, with two replicas: each copy of a model stage joins its ring when its own last backward
+// is done, and both copies cut the bucketed stage (rank 0's first, whose other copy is on the last
+// rank) into the same buckets — had one copy reduced it whole, the ring's members would never meet.
+TEST(StageCopies, OverlappedCopiesCutTheirBucketsAlike) {
+  SimulationInput input = explicit_job("ideal-16gpu.xml", star_gpus(16, 8), "dualpipe", {4, 8, 0}, {1, 4, 2},
+                                       ActionTimes{1, 2, 1, std::nullopt}, 0);
+  std::vector<StageWork> stages;
+  for (int s = 0; s < input.costs.num_stages(); ++s) {
+    StageWork work = input.costs.stage(s);
+    work.gradient_bytes = 1e9;
+    stages.push_back(work);
+  }
+  input.costs = JobCosts(stages);
+  input.options.grad_bucket_bytes = 0.3e9;
+  const SimulationResult result = simulate(input);
+  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+}
+
 }  // namespace
 }  // namespace pipegrid::sim
