@@ -5,6 +5,9 @@
 // 1B0 [2.002, 4.002], 1F1 [4.002, 5.002], 1B1 [5.002, 7.002].
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "exec_support.h"
 
 namespace pipegrid::sim {
@@ -51,6 +54,33 @@ TEST(Steps, PostValidationLetsEachRankGoOnWithoutTheOthers) {
   EXPECT_NEAR(r.steady_step(), 9.504, 1e-9);
   EXPECT_NEAR(r.gpus[0].account.step_ends[0], 9.504, 1e-9);
 }
+
+// Every schedule runs three steps under either check: post-validation's chain back waits where a rank
+// first needs its next rank — on the V-shaped schedules that is a chunk-1 forward, long before any
+// backward (waiting at the first backward deadlocked them).
+class EveryScheduleSteps : public ::testing::TestWithParam<std::tuple<std::string, OptimizerSync>> {};
+
+TEST_P(EveryScheduleSteps, ThreeStepsFinish) {
+  const auto& [schedule, sync] = GetParam();
+  SimulationInput input = explicit_job("ideal-16gpu.xml", star_gpus(16, 8), schedule, {4, 8, 0}, {1, 4, 2},
+                                       ActionTimes{1, 2, 1, std::nullopt}, 0);
+  input.options.steps = 3;
+  input.options.optimizer_sync = sync;
+  input.options.optimizer_seconds.assign(4, 0.5);
+  const SimulationResult r = simulate(input);
+  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  EXPECT_EQ(r.step_ends.size(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schedules, EveryScheduleSteps,
+    ::testing::Combine(::testing::Values("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zbv", "dualpipe", "dualpipev"),
+                       ::testing::Values(OptimizerSync::AllReduce, OptimizerSync::PostValidation)),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param);
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name + (std::get<1>(info.param) == OptimizerSync::AllReduce ? "_allreduce" : "_post_validation");
+    });
 
 }  // namespace
 }  // namespace pipegrid::sim
