@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import results_data  # noqa: E402
 
-PANELS = ["bubble_fraction", "makespan"]
+PANELS = ["bubble_fraction", "steady_step"]
 # Schedules often tie (GPipe and 1F1B have one makespan): markers and dashes keep a hidden line visible.
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 DASHES = ["-", "--", "-.", ":"]

@@ -19,7 +19,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 import results_data  # noqa: E402
 
 # Bright is good whatever the metric: reversed where lower is better.
-LOWER_IS_BETTER = {"makespan", "bubble_fraction"}
+LOWER_IS_BETTER = {"makespan", "first_step", "steady_step", "bubble_fraction"}
 NOT_OK_COLOUR = "#cfcfcf"
 
 

@@ -8,10 +8,12 @@ import math
 import pandas as pd
 
 STATUS_COLUMNS = ["status", "message"]
-METRICS = ["makespan", "bubble_fraction", "tflops_per_gpu", "mfu"]
+# The sweep's metric columns (sim/sweep/results_csv.h), in order.
+METRICS = ["makespan", "first_step", "steady_step", "bubble_fraction", "tflops_per_gpu", "mfu", "samples_per_second"]
 METRIC_LABELS = {
-    "makespan": "step time (s)", "bubble_fraction": "bubble fraction", "tflops_per_gpu": "TFLOP/s per GPU",
-    "mfu": "MFU",
+    "makespan": "run time, all steps (s)", "first_step": "first step (s)", "steady_step": "step time (s)",
+    "bubble_fraction": "bubble fraction", "tflops_per_gpu": "TFLOP/s per GPU", "mfu": "MFU",
+    "samples_per_second": "samples per second",
 }
 STATUSES = ["ok", "deadlock", "invalid", "timeout", "error"]
 
