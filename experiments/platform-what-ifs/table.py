@@ -27,9 +27,9 @@ for ib in ("100", "50", "25"):
     cells = []
     for os in ("1", "2", "4"):
         r = steps[(ib, os)]
-        cells.append(f"{float(r['makespan']):.3f} s ({float(r['bubble_fraction']):.3f})" if r["status"] == "ok" else r["status"])
+        cells.append(f"{float(r['steady_step']):.3f} s ({float(r['bubble_fraction']):.3f})" if r["status"] == "ok" else r["status"])
     print(f"| {ib} % ({25 * int(ib) / 100:g} GB/s) | " + " | ".join(cells) + " |")
 heatmap = pathlib.Path(__file__).resolve().parent.parent / "plot" / "heatmap.py"
 subprocess.run([sys.executable, str(heatmap), str(out / "what-ifs.csv"), "--x", "oversubscription", "--y",
-                "infiniband_percent", "--metric", "makespan", "--out", str(out / "heatmap.png")], check=True)
+                "infiniband_percent", "--metric", "steady_step", "--out", str(out / "heatmap.png")], check=True)
 print(f"\nheat map: {out / 'heatmap.png'}")
