@@ -162,7 +162,7 @@ class GpuRun {
     const int peer = gpu_of_rank(rank);
     const int src = send ? gpu_ : peer, dst = send ? peer : gpu_;
     const MessageKey key{dst, validation_tag(static_cast<std::uint64_t>(step_), backward)};
-    const FlowInfo flow{FlowKind::PipelineP2p, src, dst, 0, -1, -1, backward};
+    const FlowInfo flow{FlowKind::OptimizerCheck, src, dst, 0, -1, -1, backward};
     if (send) {
       job_.transfers.post_send(key, flow, /*eager=*/true);
     } else {
@@ -352,7 +352,7 @@ class GpuRun {
     while (streams_.size() <= r.stream)
       streams_.push_back(std::make_shared<CommStream>(job_.transfers, gpu_, job_.hosts[gpu_],
                                                       fmt::format("gpu{}-stream{}", gpu_, streams_.size())));
-    const std::size_t number = streams_[r.stream]->launch([this, r, step = step_] {
+    const std::size_t number = streams_[r.stream]->launch([this, r, training_step = step_] {
       const double start = sg4::Engine::get_clock();
       if (job_.options.dp_comm == CommFidelity::Analytic) {
         sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
@@ -360,7 +360,7 @@ class GpuRun {
         // The tag of a step: its space and step, and the context that tells two collectives of one
         // space apart (packed into the context argument the ring passes back).
         const std::uint64_t packed =
-            (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(step), r.context);
+            (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(training_step), r.context);
         ring_allreduce_flows(job_.transfers, r.group, r.member, r.bytes, r.flow_kind,
                              [](std::uint64_t packed_context, std::uint64_t step) {
                                return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,

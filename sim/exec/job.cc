@@ -1,6 +1,23 @@
 #include "sim/exec/job.h"
 
+#include <algorithm>
+
 namespace pipegrid::sim {
+
+namespace {
+
+// Adds [start, end] to a union of disjoint intervals sorted by start. Flows end in time order, so a new
+// one can only reach back over the last few intervals.
+void add_to_union(std::vector<FlowSpan>& spans, FlowSpan span) {
+  while (!spans.empty() && spans.back().end >= span.start) {
+    span.start = std::min(span.start, spans.back().start);
+    span.end = std::max(span.end, spans.back().end);
+    spans.pop_back();
+  }
+  spans.push_back(span);
+}
+
+}  // namespace
 
 Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts& costs_, ExecOptions options_,
          std::vector<simgrid::s4u::Host*> hosts_, Network& network_, Transfers& transfers_, TraceWriter& trace_)
@@ -14,12 +31,15 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
       trace(trace_),
       results(schedule_.num_stages(), schedule_.microbatches),
       accounts(placement_.num_gpus()),
-      backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B),
-      collective_spans(placement_.num_gpus()) {
+      collective_spans(2 * static_cast<std::size_t>(placement_.num_gpus())),
+      backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B) {
   network.on_flow_end([this](const FlowInfo& flow, double start, double end) {
-    if (flow.kind == FlowKind::PipelineP2p || flow.kind == FlowKind::ExpertAllToAll) return;
+    if (flow.kind == FlowKind::PipelineP2p || flow.kind == FlowKind::ExpertAllToAll ||
+        flow.kind == FlowKind::OptimizerCheck)
+      return;
     for (int gpu : {flow.src_gpu, flow.dst_gpu})
-      if (gpu < static_cast<int>(collective_spans.size())) collective_spans[gpu].push_back({flow.kind, {start, end}});
+      if (gpu >= 0 && 2 * gpu + 1 < static_cast<int>(collective_spans.size()))
+        add_to_union(collective_spans[2 * gpu + (flow.kind == FlowKind::TensorAllReduce)], {start, end});
   });
   for (const auto& program : schedule.programs)
     for (const Op& op : program)
@@ -29,14 +49,7 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
 }
 
 std::vector<FlowSpan> Job::take_collective_spans(int gpu, bool tensor_parallel) {
-  std::vector<FlowSpan> taken;
-  auto& log = collective_spans[gpu];
-  std::erase_if(log, [&](const std::pair<FlowKind, FlowSpan>& entry) {
-    if ((entry.first == FlowKind::TensorAllReduce) != tensor_parallel) return false;
-    taken.push_back(entry.second);
-    return true;
-  });
-  return taken;
+  return std::exchange(collective_spans[2 * static_cast<std::size_t>(gpu) + tensor_parallel], {});
 }
 
 Action Job::producer(const Result& r) const {

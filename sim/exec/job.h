@@ -83,8 +83,10 @@ struct Job {
   StepBarrier step_barrier;  // the optimizer's all-reduce check
   /// Per GPU: when the flows of its collectives (sent or received) were on the wire, since the GPU last
   /// took them — what makes a wait for a collective exposed communication rather than idle time.
-  std::vector<std::vector<std::pair<FlowKind, FlowSpan>>> collective_spans;
-  /// The spans of the GPU's tensor-parallel flows, or of its gradient flows, removed from the log.
+  /// Kept as their union, per GPU and for its tensor-parallel flows ([2g + 1]) apart from its gradient
+  /// flows ([2g]): a ring's many flows merge into a few intervals, so the log stays small.
+  std::vector<std::vector<FlowSpan>> collective_spans;
+  /// The union of the GPU's tensor-parallel flows, or of its gradient flows, taken from the log.
   std::vector<FlowSpan> take_collective_spans(int gpu, bool tensor_parallel);
   /// The action that produces each backward result: I where the stage splits its backward, else B.
   std::vector<Kind> backward_kind;  // indexed by stage * m + micro-batch

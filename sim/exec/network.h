@@ -18,7 +18,15 @@ namespace pipegrid::sim {
 class Rails;
 
 /// What a flow carries, for traces and link accounting.
-enum class FlowKind : std::uint8_t { PipelineP2p, TensorAllReduce, DataAllReduce, EmbeddingAllReduce, StageCopyAllReduce, ExpertAllToAll };
+enum class FlowKind : std::uint8_t {
+  PipelineP2p,
+  TensorAllReduce,
+  DataAllReduce,
+  EmbeddingAllReduce,
+  StageCopyAllReduce,
+  ExpertAllToAll,
+  OptimizerCheck,  // post-validation's few bytes between neighbouring pipeline ranks
+};
 
 struct FlowInfo {
   FlowKind kind;

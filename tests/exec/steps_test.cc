@@ -76,10 +76,10 @@ INSTANTIATE_TEST_SUITE_P(
     Schedules, EveryScheduleSteps,
     ::testing::Combine(::testing::Values("gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "zbv", "dualpipe", "dualpipev"),
                        ::testing::Values(OptimizerSync::AllReduce, OptimizerSync::PostValidation)),
-    [](const auto& info) {
-      std::string name = std::get<0>(info.param);
+    [](const auto& param_info) {
+      std::string name = std::get<0>(param_info.param);
       std::replace(name.begin(), name.end(), '-', '_');
-      return name + (std::get<1>(info.param) == OptimizerSync::AllReduce ? "_allreduce" : "_post_validation");
+      return name + (std::get<1>(param_info.param) == OptimizerSync::AllReduce ? "_allreduce" : "_post_validation");
     });
 
 }  // namespace
