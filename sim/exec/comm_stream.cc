@@ -1,5 +1,8 @@
 #include "sim/exec/comm_stream.h"
 
+#include <algorithm>
+#include <simgrid/s4u/Engine.hpp>
+
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -18,7 +21,18 @@ std::size_t CommStream::launch(Collective collective) {
   return launched_++;
 }
 
+std::tuple<std::size_t, double, double> CommStream::launch_timed(double seconds) {
+  const double start = std::max(free_at_, sg4::Engine::get_clock());
+  free_at_ = start + seconds;
+  timed_ends_.push_back(free_at_);
+  return {launched_++, start, free_at_};
+}
+
 void CommStream::wait_for(std::size_t number) {
+  if (number < timed_ends_.size()) {
+    if (timed_ends_[number] > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(timed_ends_[number]);
+    return;
+  }
   std::unique_lock lock(*mutex_);
   while (done_ <= number) changed_->wait(lock);
 }

@@ -1,7 +1,9 @@
 // A GPU's communication stream: collectives launched by the GPU's compute (gradient buckets during
 // the backward, a parameter all-gather before the next forward) run here, in launch order, while the
-// compute goes on — as NCCL kernels on their own CUDA stream. One SimGrid actor per GPU, started on
-// first use; its waits on the network are the comm stream's (Transfers::register_comm_stream).
+// compute goes on — as NCCL kernels on their own CUDA stream. One SimGrid actor per stream, started on
+// first use, runs collectives as flows; its waits on the network are the stream's
+// (Transfers::register_comm_stream). Collectives of known duration need no actor (launch_timed): an
+// actor's stack costs memory, thousands of them at scale.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +15,8 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "sim/exec/transfers.h"
 
@@ -27,6 +31,10 @@ class CommStream : public std::enable_shared_from_this<CommStream> {
 
   /// Queues a collective behind the ones launched before it; returns its number (0, 1, …).
   std::size_t launch(Collective collective);
+  /// Queues a collective of known duration (an α-β time): no actor runs it, the stream only books
+  /// its time. Returns its number and its [start, end]. A stream takes one kind of collective or the
+  /// other, never both.
+  std::tuple<std::size_t, double, double> launch_timed(double seconds);
   /// Blocks the caller (the GPU's compute) until collective `number` and every one before it ended.
   void wait_for(std::size_t number);
   /// Blocks until every collective launched so far has ended.
@@ -48,6 +56,8 @@ class CommStream : public std::enable_shared_from_this<CommStream> {
   bool closed_ = false;
   std::deque<Collective> queue_;
   std::size_t launched_ = 0, done_ = 0;
+  std::vector<double> timed_ends_;  // launch_timed: when each collective ends
+  double free_at_ = 0;
   simgrid::s4u::MutexPtr mutex_ = simgrid::s4u::Mutex::create();
   simgrid::s4u::ConditionVariablePtr changed_ = simgrid::s4u::ConditionVariable::create();
 };

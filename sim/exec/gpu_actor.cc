@@ -352,22 +352,24 @@ class GpuRun {
     while (streams_.size() <= r.stream)
       streams_.push_back(std::make_shared<CommStream>(job_.transfers, gpu_, job_.hosts[gpu_],
                                                       fmt::format("gpu{}-stream{}", gpu_, streams_.size())));
+    if (job_.options.dp_comm == CommFidelity::Analytic) {
+      const auto [number, start, end] =
+          streams_[r.stream]->launch_timed(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
+      job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, end});
+      return {r.stream, number};
+    }
     const std::size_t number = streams_[r.stream]->launch([this, r, training_step = step_] {
       const double start = sg4::Engine::get_clock();
-      if (job_.options.dp_comm == CommFidelity::Analytic) {
-        sg4::this_actor::sleep_for(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
-      } else {
-        // The tag of a step: its space and step, and the context that tells two collectives of one
-        // space apart (packed into the context argument the ring passes back).
-        const std::uint64_t packed =
-            (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(training_step), r.context);
-        ring_allreduce_flows(job_.transfers, r.group, r.member, r.bytes, r.flow_kind,
-                             [](std::uint64_t packed_context, std::uint64_t step) {
-                               return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
-                                                   packed_context & ((std::uint64_t{1} << 40) - 1));
-                             },
-                             packed, r.phases);
-      }
+      // The tag of a step: its space and step, and the context that tells two collectives of one
+      // space apart (packed into the context argument the ring passes back).
+      const std::uint64_t packed =
+          (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(training_step), r.context);
+      ring_allreduce_flows(job_.transfers, r.group, r.member, r.bytes, r.flow_kind,
+                           [](std::uint64_t packed_context, std::uint64_t step) {
+                             return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
+                                                 packed_context & ((std::uint64_t{1} << 40) - 1));
+                           },
+                           packed, r.phases);
       job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
     });
     return {r.stream, number};
