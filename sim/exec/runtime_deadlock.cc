@@ -71,7 +71,18 @@ std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time
 
 std::string RuntimeDeadlock::report(const Job& job) const {
   std::string text = fmt::format("deadlock at {} s:", format_number(time));
-  if (cycle.empty()) return text + fmt::format(" {} GPUs blocked, no cycle of waits found", blocked.size());
+  if (cycle.empty()) {
+    // Blocked without a message to wait for: on a comm stream's collective or the optimizer's check,
+    // whose waits are not messages. Where the first few are says which.
+    text += fmt::format(" {} GPUs blocked, no cycle of waits between messages found", blocked.size());
+    for (std::size_t i = 0; i < blocked.size() && i < 4; ++i) {
+      const RuntimeWait& w = blocked[i];
+      const GpuCoordinates& c = job.placement.coordinates(w.gpu);
+      text += fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}{}", host(job, w.gpu), c.tp, c.dp, c.pp,
+                          op_at(job, w), w.on.blocked ? ", " + wait_text(job, w) : "");
+    }
+    return text;
+  }
   for (std::size_t i = 0; i < cycle.size(); ++i)
     text += fmt::format("{} {}", i == 0 ? fmt::format(" {}", host(job, cycle[i].gpu)) : ", which", wait_text(job, cycle[i]));
   for (const RuntimeWait& w : cycle) {
