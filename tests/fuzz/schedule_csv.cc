@@ -2,8 +2,11 @@
 // that succeeds, under each of the three placements: validate, then, for a valid schedule, the
 // deadlock checker and the contention-free engine with the default op times. InputError is the
 // expected rejection; any other exception, a crash, undefined behaviour, a leak or a hang is a bug.
-// Also checked: what was read is written back (write_schedule_csv) and reads as the same programs,
-// and the checker and the engine agree on whether the schedule deadlocks.
+// Also checked: what was read is written back (write_schedule_csv) and reads as the same programs and
+// comm actions, and the checker and the engine agree on whether the schedule deadlocks. Then its comm
+// actions (its own, or PyTorch's lowering of a compute-only file): validate_comms, and the comm engine
+// under both p2p semantics — async on the torch lowering times exactly as the compute-only engine; any
+// deadlock has a cycle and a report.
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -11,6 +14,9 @@
 
 #include "common/input_error.h"
 #include "fuzz_support.h"
+#include "schedules/comm_check.h"
+#include "schedules/comm_plan.h"
+#include "schedules/comm_timing.h"
 #include "schedules/deadlock.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/timing.h"
@@ -31,6 +37,7 @@ void check_round_trip(const CsvSchedule& csv, CsvPlacement placement) {
     fuzz::fail(std::string("write_schedule_csv's output is refused: ") + e.what() + "\n" + out.str());
   }
   fuzz::check(again.schedule.programs == csv.schedule.programs, "written and read back, the programs differ");
+  fuzz::check(again.schedule.comms == csv.schedule.comms, "written and read back, the comm actions differ");
   fuzz::check(again.schedule.ranks == csv.schedule.ranks && again.schedule.microbatches == csv.schedule.microbatches &&
                   again.schedule.layout.rank_of_stage == csv.schedule.layout.rank_of_stage,
               "written and read back, the layout differs");
@@ -59,8 +66,31 @@ void check_schedule(std::string_view text, CsvPlacement placement) {
   if (deadlock) {
     fuzz::check(!deadlock->cycle.empty(), "a deadlock without a cycle");
     fuzz::check(!deadlock->report(csv.schedule, csv.locator()).empty(), "an empty deadlock report");
-  } else {
-    fuzz::check(std::isfinite(timing.makespan) && timing.makespan > 0, "a valid schedule without a positive makespan");
+    return;
+  }
+  fuzz::check(std::isfinite(timing.makespan) && timing.makespan > 0, "a valid schedule without a positive makespan");
+  const bool written = csv.schedule.has_comms();
+  const Schedule lowered = lower(csv.schedule, CommPlan::Torch);
+  try {
+    validate_comms(lowered, csv.locator(), written ? csv.comm_locator() : CommLocator(locate_comm_batch));
+  } catch (const InputError& e) {
+    fuzz::check(written, std::string("PyTorch's lowering breaks a comm rule: ") + e.what());
+    fuzz::rejected(e.what());
+    return;
+  }
+  for (P2pMode mode : {P2pMode::Async, P2pMode::Rendezvous}) {
+    const CommTiming t = time_lowered(lowered, ActionTimes{}, {0.5, mode});
+    if (t.deadlock) {
+      fuzz::check(!t.deadlock->cycle.empty(), "a comm deadlock without a cycle");
+      fuzz::check(!t.deadlock->report(lowered, csv.locator(), csv.comm_locator()).empty(), "an empty comm report");
+      fuzz::check(written, "PyTorch's lowering of a deadlock-free order deadlocks");
+      continue;
+    }
+    fuzz::check(std::isfinite(t.timing.makespan) && t.timing.makespan > 0, "a comm run without a positive makespan");
+    if (!written && mode == P2pMode::Async) {
+      const Timing compute_only = time_schedule(csv.schedule, ActionTimes{}, {0.5});
+      fuzz::check(t.timing.makespan == compute_only.makespan, "async torch lowering and the compute-only engine differ");
+    }
   }
 }
 
