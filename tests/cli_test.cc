@@ -2,6 +2,7 @@
 // (0 ok, 2 bad input with one line naming it, 3 deadlock).
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 #include <fstream>
@@ -100,6 +101,27 @@ TEST(Cli, AllSaysWhichSchedulesItSkipped) {
                        "--pp (4); 6 % 4 = 2"),
             std::string::npos)
       << r.out;
+}
+
+TEST(Cli, AllUnderPerOpRendezvousSaysWhichDeadlockAndWhichAreRefused) {
+  // The comparison keeps going past a schedule its plan cannot run: per-op batches deadlock
+  // interleaved, ZB-H2 and DualPipe (tests/comm_plan_test.cc) and cross the orders of ZB-V and DualPipeV.
+  const auto r = run_pipegrid("schedule --schedule all --pp 4 --microbatches 8 --comm-plan per-op --p2p rendezvous "
+                              "--format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto json = nlohmann::json::parse(r.out);
+  std::set<std::string> ran;
+  for (const auto& row : json["schedules"]) ran.insert(row["schedule"].get<std::string>());
+  EXPECT_EQ(ran, (std::set<std::string>{"gpipe", "1f1b", "zb-h1"}));
+  std::string skipped;
+  for (const auto& line : json["skipped"]) skipped += line.get<std::string>() + "\n";
+  for (const char* name : {"interleaved", "zb-h2", "dualpipe"})
+    EXPECT_NE(skipped.find(std::string(name) + ": deadlocks under rendezvous p2p: rank 0 waits for"), std::string::npos)
+        << name << "\n" << skipped;
+  for (const char* name : {"zbv", "dualpipev"})
+    EXPECT_NE(skipped.find(std::string(name) + ": --comm-plan per-op: its order of " + name + " cannot run on NCCL"),
+              std::string::npos)
+        << name << "\n" << skipped;
 }
 
 TEST(Cli, CheckTimesAValidHandWrittenSchedule) {

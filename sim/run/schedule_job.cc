@@ -85,7 +85,15 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
       return outcome;
     }
     const double stages = model_stages_per_rank(schedule);
-    ScheduleRun run = time_run(std::move(schedule), per_model_stage(request.times, stages), request.plan, request.engine);
+    // A plan that does not apply to one schedule (DualPipe's to the others, per-op's crossed orders on
+    // the V-shaped ones) is what the comparison says of it.
+    ScheduleRun run;
+    try {
+      run = time_run(std::move(schedule), per_model_stage(request.times, stages), request.plan, request.engine);
+    } catch (const InputError& e) {
+      outcome.skipped.push_back(fmt::format("{}: {}", generator.name, e.what()));
+      continue;
+    }
     // A plan whose order deadlocks one schedule is what the comparison shows for it.
     if (run.deadlock)
       outcome.skipped.push_back(fmt::format("{}: deadlocks under {} p2p: {}", generator.name,
