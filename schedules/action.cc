@@ -44,15 +44,6 @@ std::optional<Kind> kind_of_letter(char c) {
   }
 }
 
-// Reads a non-negative decimal number that fits an int32 from the front of `text`.
-std::optional<std::int32_t> take_number(std::string_view& text) {
-  std::int32_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end == text.data() || text.front() == '-') return std::nullopt;
-  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
-  return value;
-}
-
 std::optional<Action> parse_action(std::string_view text) {
   auto stage = take_number(text);
   if (!stage || text.empty()) return std::nullopt;
@@ -65,6 +56,14 @@ std::optional<Action> parse_action(std::string_view text) {
 }
 
 }  // namespace
+
+std::optional<std::int32_t> take_number(std::string_view& text) {
+  std::int32_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end == text.data() || text.front() == '-') return std::nullopt;
+  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  return value;
+}
 
 std::optional<Op> parse_op(std::string_view text) {
   if (text.empty() || text.front() != '(') {

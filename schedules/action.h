@@ -48,6 +48,10 @@ std::string to_string(const Action& action);
 /// A pair is written `(0F7;7B3)`, without PyTorch's OVERLAP_F_B tag (which parse_op accepts).
 std::string to_string(const Op& op);
 
+/// Reads a non-negative decimal number that fits an int32 from the front of `text`, consuming it: the
+/// stage and micro-batch of every cell, compute or comm.
+std::optional<std::int32_t> take_number(std::string_view& text);
+
 /// Parses one cell; nullopt when the text is not an action. The caller names the cell in its error.
 std::optional<Op> parse_op(std::string_view text);
 

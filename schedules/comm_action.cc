@@ -1,7 +1,8 @@
 #include "schedules/comm_action.h"
 
+#include "schedules/action.h"
+
 #include <array>
-#include <charconv>
 
 namespace pipegrid {
 
@@ -11,14 +12,6 @@ constexpr std::array<std::pair<CommKind, std::string_view>, 4> kNames{{{CommKind
                                                                        {CommKind::RecvF, "RECV_F"},
                                                                        {CommKind::SendB, "SEND_B"},
                                                                        {CommKind::RecvB, "RECV_B"}}};
-
-std::optional<std::int32_t> take_number(std::string_view& text) {
-  std::int32_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end == text.data() || text.front() == '-') return std::nullopt;
-  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
-  return value;
-}
 
 std::optional<CommAction> parse_comm_action(std::string_view text) {
   const auto stage = take_number(text);

@@ -70,17 +70,7 @@ class Engine {
       while (!finished[rank] && step(rank, timing, finished[rank])) {
       }
     }
-    double busy_total = 0;
-    for (int r = 0; r < s_.ranks; ++r) {
-      timing.ranks[r].finish = now_[r];
-      timing.makespan = std::max(timing.makespan, now_[r]);
-      busy_total += timing.ranks[r].busy;
-    }
-    for (auto& rank : timing.ranks) {
-      rank.idle = timing.makespan - rank.busy;
-      timing.longest_rank_span = std::max(timing.longest_rank_span, rank.finish - rank.start);
-    }
-    timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (s_.ranks * timing.makespan) : 0;
+    close_timing(timing, now_);
     if (std::find(finished.begin(), finished.end(), 0) != finished.end()) result.deadlock = deadlock(finished);
     return result;
   }

@@ -105,17 +105,7 @@ class Engine {
   }
 
   void finish(Timing& timing) const {
-    double busy_total = 0;
-    for (int r = 0; r < schedule_.ranks; ++r) {
-      timing.ranks[r].finish = free_at_[r];
-      timing.makespan = std::max(timing.makespan, free_at_[r]);
-      busy_total += timing.ranks[r].busy;
-    }
-    for (auto& rank : timing.ranks) {
-      rank.idle = timing.makespan - rank.busy;
-      timing.longest_rank_span = std::max(timing.longest_rank_span, rank.finish - rank.start);
-    }
-    timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (schedule_.ranks * timing.makespan) : 0;
+    close_timing(timing, free_at_);
 
     Stall stall;
     for (int r = 0; r < schedule_.ranks; ++r)
@@ -136,6 +126,21 @@ class Engine {
 };
 
 }  // namespace
+
+void close_timing(Timing& timing, const std::vector<double>& finish) {
+  double busy_total = 0;
+  for (std::size_t r = 0; r < timing.ranks.size(); ++r) {
+    timing.ranks[r].finish = finish[r];
+    timing.makespan = std::max(timing.makespan, finish[r]);
+    busy_total += timing.ranks[r].busy;
+  }
+  for (auto& rank : timing.ranks) {
+    rank.idle = timing.makespan - rank.busy;
+    timing.longest_rank_span = std::max(timing.longest_rank_span, rank.finish - rank.start);
+  }
+  const double ranks = static_cast<double>(timing.ranks.size());
+  timing.bubble_fraction = timing.makespan > 0 ? 1 - busy_total / (ranks * timing.makespan) : 0;
+}
 
 Timing time_schedule(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options) {
   return Engine(schedule, times, options).run();

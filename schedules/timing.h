@@ -54,6 +54,10 @@ struct Timing {
   std::optional<Stall> stall;              // set when the schedule deadlocks; the times are then partial
 };
 
+/// Fills what follows from each rank's busy time, start and finish (`finish[r]`): the makespan, idle
+/// times, the longest rank span and the bubble fraction. Both contention-free engines end with it.
+void close_timing(Timing& timing, const std::vector<double>& finish);
+
 /// Times a validated schedule. Each op is started once and each dependency looked at a bounded number
 /// of times: a rank that must wait parks on the one action it waits for and is woken when that action
 /// ends, so the cost is linear in the number of actions (no rescans of idle ranks).

@@ -39,4 +39,17 @@ inline SimulationInput explicit_job(const std::string& platform, std::vector<Pla
   return input;
 }
 
+/// Gives every stage of the job `gradient_bytes` of gradients (and `parameter_bytes` of parameters, for
+/// the distributed optimizer's all-gather), for the gradient-reduction hand computations.
+inline void set_gradients(SimulationInput& input, double gradient_bytes, double parameter_bytes = 0) {
+  std::vector<StageWork> stages;
+  for (int s = 0; s < input.costs.num_stages(); ++s) {
+    StageWork work = input.costs.stage(s);
+    work.gradient_bytes = gradient_bytes;
+    work.parameter_bytes = parameter_bytes;
+    stages.push_back(work);
+  }
+  input.costs = JobCosts(stages);
+}
+
 }  // namespace pipegrid::sim::test_support

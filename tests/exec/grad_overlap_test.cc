@@ -18,19 +18,13 @@ namespace pipegrid::sim {
 namespace {
 
 using test_support::explicit_job;
+using test_support::set_gradients;
 using test_support::star_gpus;
 
 SimulationResult run(bool overlap, bool distributed_optimizer = false, bool gather_overlap = false) {
   SimulationInput input = explicit_job("star-4gpu.xml", star_gpus(4, 4), "1f1b", {2, 2, 0}, {1, 2, 2},
                                        ActionTimes{1, 2, 1, std::nullopt}, 0);
-  std::vector<StageWork> stages;
-  for (int s = 0; s < input.costs.num_stages(); ++s) {
-    StageWork work = input.costs.stage(s);
-    work.gradient_bytes = 1e9;
-    work.parameter_bytes = 0.5e9;
-    stages.push_back(work);
-  }
-  input.costs = JobCosts(stages);
+  set_gradients(input, 1e9, 0.5e9);
   input.options.grad_overlap = overlap;
   input.options.grad_bucket_bytes = 0.5e9;
   input.options.distributed_optimizer = distributed_optimizer;

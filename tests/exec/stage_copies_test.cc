@@ -12,18 +12,13 @@ namespace pipegrid::sim {
 namespace {
 
 using test_support::explicit_job;
+using test_support::set_gradients;
 using test_support::star_gpus;
 
 TEST(StageCopies, DualPipePairsSumTheirGradients) {
   SimulationInput input = explicit_job("star-4gpu.xml", star_gpus(4, 4), "dualpipe", {4, 8, 0}, {1, 4, 1},
                                        ActionTimes{1, 2, 1, std::nullopt}, 0);
-  std::vector<StageWork> stages;
-  for (int s = 0; s < input.costs.num_stages(); ++s) {
-    StageWork work = input.costs.stage(s);
-    work.gradient_bytes = 1e9;
-    stages.push_back(work);
-  }
-  input.costs = JobCosts(stages);
+  set_gradients(input, 1e9);
   input.options.grad_overlap = false;
   const SimulationResult result = simulate(input);
   ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
@@ -42,13 +37,7 @@ TEST(StageCopies, DualPipePairsSumTheirGradients) {
 TEST(StageCopies, OverlappedCopiesCutTheirBucketsAlike) {
   SimulationInput input = explicit_job("ideal-16gpu.xml", star_gpus(16, 8), "dualpipe", {4, 8, 0}, {1, 4, 2},
                                        ActionTimes{1, 2, 1, std::nullopt}, 0);
-  std::vector<StageWork> stages;
-  for (int s = 0; s < input.costs.num_stages(); ++s) {
-    StageWork work = input.costs.stage(s);
-    work.gradient_bytes = 1e9;
-    stages.push_back(work);
-  }
-  input.costs = JobCosts(stages);
+  set_gradients(input, 1e9);
   input.options.grad_bucket_bytes = 0.3e9;
   const SimulationResult result = simulate(input);
   ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
