@@ -7,7 +7,7 @@ MAKEFLAGS += --no-print-directory
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps configure build demo test test-sanitize bench clean fuzz fuzz-deps fuzz-build
+.PHONY: all deps configure build demo test test-sanitize bench calibrate clean fuzz fuzz-deps fuzz-build
 
 all: build
 
@@ -43,6 +43,13 @@ test-sanitize: deps
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+
+# The compute model's A100 constants, fitted on vTrain's 1440 measured runs (experiments/calibration):
+# writes platforms/gpus/a100-80gb.calibrated.toml and out/calibration/, then rebuilds with the new
+# constants compiled in. About 3 minutes on 2 cores.
+calibrate: build
+	/usr/bin/python3 experiments/calibration/calibrate.py --pipegrid $(PIPEGRID) --jobs $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS)
 
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs, and a
 # sweep of 200 small configurations over every core. README quotes the numbers.

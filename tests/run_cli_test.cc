@@ -28,7 +28,7 @@ TEST(RunCli, AnExperimentIsTheSimulateCommandItSpellsOut) {
   // experiments/quickstart/experiment.toml, written out as flags, with one of them overridden after it.
   const std::string flags =
       " --platform platforms/dgx-a100-2node.xml --tp 2 --pp 4 --dp 2 --microbatches 16 --layers 16 --hidden 8192"
-      " --heads 64 --seq 2048 --vocab 51200 --compute-efficiency 0.6 --schedule 1f1b --p2p async --steps 3 --trace off"
+      " --heads 64 --seq 2048 --vocab 51200 --schedule 1f1b --p2p async --steps 3 --trace off"
       " --format json";
   const auto simulated = run_pipegrid(kFromSource + " simulate" + flags + " --microbatches 8");
   const auto ran = run_pipegrid(kFromSource + " run " + kQuickstart + " --trace off --format json --microbatches 8");

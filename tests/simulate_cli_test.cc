@@ -26,16 +26,44 @@ std::string temp_dir(const std::string& name) {
   return dir;
 }
 
+TEST(SimulateCli, TheExecutorRunsTheKernelModelsTimes) {
+  // One A100, three micro-batches of a 2-layer model, no communication: the step is the kernels of
+  // F, I and W three times over, then the optimizer's update — as summary.json's compute_breakdown
+  // lists them, kernel by kernel, from the calibrated model (tests/model/kernel_model_test.cc checks
+  // their times by hand).
+  const auto r = run_pipegrid("simulate --platform " + kPlatforms +
+                              "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --microbatches 3 --layers 2 --hidden 1024 "
+                              "--heads 16 --seq 1024 --vocab 50304 --tp-comm off --dp-comm off --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  const auto& breakdown = summary["compute_breakdown"];
+  EXPECT_EQ(breakdown["model"], "kernels");
+  EXPECT_EQ(breakdown["gpu"], "a100-80gb");
+  double kernels = 0, update = 0;
+  for (const auto& kernel : breakdown["stages"][0]["kernels"])
+    (kernel[1] == "step" ? update : kernels) += kernel[12].get<double>();
+  EXPECT_GT(update, 0);
+  EXPECT_NEAR(summary["makespan"].get<double>(), 3 * kernels + update, 1e-9);
+  // The same run under the old model: every FLOP at the peak.
+  const auto old = run_pipegrid("simulate --platform " + kPlatforms +
+                                "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --microbatches 3 --layers 2 --hidden 1024 "
+                                "--heads 16 --seq 1024 --vocab 50304 --tp-comm off --dp-comm off --format json "
+                                "--compute-efficiency 1");
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(nlohmann::json::parse(old.out)["compute_breakdown"]["model"], "efficiency");
+}
+
 TEST(SimulateCli, WritesTheReportsOfARun) {
   const std::string out = temp_dir("reports");
   const auto r = run_pipegrid("simulate --platform " + kPlatforms +
                               "/dgx-a100-2node.xml --schedule 1f1b --pp 4 --tp 2 --dp 2 --microbatches 8 "
-                              "--model gpt-175b --layers 8 --format json --out " + out);
+                              "--model gpt-175b --layers 8 --compute-efficiency 1 --optimizer-bytes 30 --format json --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto summary = nlohmann::json::parse(r.out);
 
-  // The run by hand. GPT-3's shape (b = 1, s = 2048, h = 12288, V = 51200), l = 8 layers, 2 per
+  // The run by hand, every FLOP at the GPU's peak (--compute-efficiency 1: the kernel model has its
+  // own tests, tests/model/kernel_model_test.cc). GPT-3's shape (b = 1, s = 2048, h = 12288, V = 51200), l = 8 layers, 2 per
   // stage, each GPU a t = 2 share; A100 312 Tflop/s, NVLink 300 GB/s and 1 µs GPU to GPU, InfiniBand
   // 25 GB/s and 3 µs node to node (4 PCIe hops of 0.25 µs, 2 IB of 1 µs). Per GPU and micro-batch:
   // a stage's forward f = 2(24bsh² + 4bs²h)/t, its backward 2f (Narayanan et al. SC21 §5.1); the LM
@@ -192,6 +220,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "--stage-cost-scale 7=1.5: the job has stages 0-1"},
         BadSimulation{"Efficiency", "--platform " + kTwoNodes + kJob + " --model gpt-175b --compute-efficiency 1.5",
                       "--compute-efficiency 1.5: must be in (0, 1]"},
+        BadSimulation{"NoGpuModel", "--platform " + kStar + kJob + " --model gpt-175b --layers 2",
+                      kStar + ": host gpu0 has no gpu_model property; the compute model needs the GPU it describes "
+                      "(A100, H100, H800: platforms/gpus/), or run with --compute-efficiency"},
+        BadSimulation{"GpuFile", "--platform " + kTwoNodes + kJob + " --model gpt-175b --gpu-file /nonexistent.toml",
+                      "--gpu-file /nonexistent.toml: cannot read it"},
         BadSimulation{"Layers", "--platform " + kTwoNodes + kJob + " --model gpt-175b --layers 95",
                       "--layers 95: must split evenly over 2 stages (--pp 2 × --chunks 1)"},
         BadSimulation{"EpNotDividingExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 3",

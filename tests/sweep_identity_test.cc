@@ -194,8 +194,8 @@ TEST(SweepIdentity, AHungRunIsKilledAtItsTimeoutAndRerunsLater) {
   std::ofstream(dir + "/sweep.toml")
       << "[base.platform]\nfile = \"a.xml\"\n[base.parallel]\npp = 2\ndp = 2\nep = 2\nmicrobatches = 2\n"
          "[base.model]\nlayers = 2\nhidden = 64\nheads = 4\nseq = 16\nvocab = 128\nexperts = 4\ntop_k = 2\n"
-         "expert_hidden = 32\n[base.sim]\nschedule = \"1f1b\"\n[base.output]\ntrace = \"off\"\n"
-         "[axes]\n\"model.routing\" = [\"uniform\", \"file:loads.txt\"]\n";
+         "expert_hidden = 32\ncompute_efficiency = 1\n[base.sim]\nschedule = \"1f1b\"\n[base.output]\n"
+         "trace = \"off\"\n[axes]\n\"model.routing\" = [\"uniform\", \"file:loads.txt\"]\n";
   const auto r = sweep_in(dir, " --timeout 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto by = rows(dir, 1);

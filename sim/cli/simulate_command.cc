@@ -1,7 +1,9 @@
 #include "sim/cli/simulate_command.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
+#include <vector>
 
 #include "common/exit_codes.h"
 #include "common/number_format.h"
@@ -10,6 +12,28 @@
 namespace pipegrid::cli {
 
 namespace {
+
+// One line on what priced the compute: the GPU and, for pipeline rank 0's step, the op kinds that
+// take most of it.
+void print_compute(std::ostream& out, const nlohmann::json& breakdown) {
+  if (breakdown["model"] != "kernels") {
+    out << fmt::format("compute: every FLOP at {:g} of the GPU's peak (--compute-efficiency)\n",
+                       breakdown["compute_efficiency"].get<double>());
+    return;
+  }
+  std::vector<std::pair<double, std::string>> kinds;
+  double total = 0;
+  for (const auto& [kind, seconds] : breakdown["ranks"][0]["step_seconds_by_kind"].items()) {
+    kinds.emplace_back(seconds.get<double>(), kind);
+    total += seconds.get<double>();
+  }
+  std::sort(kinds.rbegin(), kinds.rend());
+  out << fmt::format("compute: kernel model on {} ({}); rank 0's step {} s of kernels:", breakdown["gpu_name"].get<std::string>(),
+                     breakdown["calibration"].get<std::string>(), format_number(total));
+  for (std::size_t k = 0; k < std::min<std::size_t>(4, kinds.size()); ++k)
+    out << fmt::format(" {} {:.0f} %", kinds[k].second, 100 * kinds[k].first / total);
+  out << '\n';
+}
 
 void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::SimulationResult& result,
                  const nlohmann::json& summary) {
@@ -21,7 +45,9 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   if (summary.contains("tflops_per_gpu"))
     out << fmt::format(", {:.1f} TFLOP/s per GPU, MFU {:.3f}", summary["tflops_per_gpu"].get<double>(),
                        summary["mfu"].get<double>());
-  out << "\npace: " << summary["pace"]["explanation"].get<std::string>() << "\n\n";
+  out << "\npace: " << summary["pace"]["explanation"].get<std::string>() << '\n';
+  if (summary.contains("compute_breakdown")) print_compute(out, summary["compute_breakdown"]);
+  out << '\n';
   const bool moe = in.costs.routing().enabled();
   out << fmt::format("{:>5} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}", "rank", "stages", "busy", "idle",
                      "p2p exposed", "tp exposed", "dp exposed");

@@ -16,14 +16,21 @@ JobCosts JobCosts::from_times(const ActionTimes& times, double reference_speed, 
   return JobCosts(std::vector<StageWork>(stages, work), (times.f + times.b - times.pair()) * reference_speed);
 }
 
-JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, double compute_efficiency,
-                              ExpertRouting routing) {
+JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
+                              const std::vector<model::ComputeWork>& compute, ExpertRouting routing) {
+  const auto set = [](double* out, const model::Flops& f) {
+    out[0] = f.forward;
+    out[1] = f.backward_input;
+    out[2] = f.backward_weight;
+  };
   std::vector<StageWork> work;
-  for (const model::StageCost& c : stages) {
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const model::StageCost& c = stages[s];
+    const model::ComputeWork& cw = compute[s];
     StageWork w;
-    w.f_flops = c.flops.forward / compute_efficiency;
-    w.i_flops = c.flops.backward_input / compute_efficiency;
-    w.w_flops = c.flops.backward_weight / compute_efficiency;
+    w.f_flops = cw.total.forward;
+    w.i_flops = cw.total.backward_input;
+    w.w_flops = cw.total.backward_weight;
     w.forward_bytes = static_cast<double>(c.send_forward_bytes);
     w.backward_bytes = static_cast<double>(c.send_backward_bytes);
     w.tp_allreduces_forward = c.tp_allreduces_per_forward;
@@ -36,14 +43,9 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages, doubl
     const model::MoeStageCost& m = c.moe;
     if (m.moe_layers > 0) {
       w.moe.moe_layers = m.moe_layers;
-      const auto set = [&](double* out, const model::Flops& f) {
-        out[0] = f.forward / compute_efficiency;
-        out[1] = f.backward_input / compute_efficiency;
-        out[2] = f.backward_weight / compute_efficiency;
-      };
-      set(w.moe.non_expert, m.non_expert);
-      set(w.moe.shared, m.shared_experts);
-      set(w.moe.routed, m.routed_per_assignment);
+      set(w.moe.non_expert, cw.non_expert);
+      set(w.moe.shared, cw.shared);
+      set(w.moe.routed, cw.routed_per_assignment);
       w.moe.dispatch_bytes = m.dispatch_bytes_per_assignment;
       w.moe.combine_bytes = m.combine_bytes_per_assignment;
       w.moe.tokens = static_cast<double>(m.tokens);

@@ -8,12 +8,13 @@
 
 #include "schedules/action.h"
 #include "schedules/action_times.h"
+#include "sim/model/compute_model.h"
 #include "sim/model/stage_cost.h"
 
 namespace pipegrid::sim {
 
-/// A mixture-of-experts stage's four phases per micro-batch on one GPU (model::MoeStageCost, FLOPs
-/// already divided by the compute efficiency).
+/// A mixture-of-experts stage's four phases per micro-batch on one GPU (model::ComputeWork's, as work
+/// at the reference speed; bytes from model::MoeStageCost).
 struct MoeWork {
   int moe_layers = 0;
   double non_expert[3] = {0, 0, 0};  // F, I, W: attention, dense MLPs, LM head
@@ -56,9 +57,9 @@ class JobCosts {
  public:
   /// Explicit times in seconds on a GPU of `reference_speed` flop/s; `p2p_bytes` per boundary.
   static JobCosts from_times(const ActionTimes& times, double reference_speed, int stages, double p2p_bytes);
-  /// A transformer's costs (sim/model): FLOPs divided by the compute efficiency, so that a GPU of
-  /// peak speed P runs them at P × efficiency.
-  static JobCosts from_model(const std::vector<model::StageCost>& stages, double compute_efficiency,
+  /// A transformer's costs (sim/model): its bytes and collectives, and its compute as `work` says
+  /// (model::ComputeWork: the kernel model's times or FLOPs at one efficiency), one per stage.
+  static JobCosts from_model(const std::vector<model::StageCost>& stages, const std::vector<model::ComputeWork>& work,
                              ExpertRouting routing = {});
   explicit JobCosts(std::vector<StageWork> stages = {}, double pair_saving_flops = 0, ExpertRouting routing = {});
 

@@ -137,8 +137,9 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "micro-batch", .section = "model", .commands = kSim, .type = Integer, .unit = "sequences",
        .bounds = at_least(1, 1 << 16), .default_text = "1", .help = "sequences per micro-batch b"},
       {.flag = "compute-efficiency", .section = "model", .commands = kSim, .type = Number,
-       .bounds = interval(0, true, 1, false), .default_text = "1",
-       .help = "fraction of the GPU's peak the model's FLOPs run at"},
+       .bounds = interval(0, true, 1, false),
+       .help = "override: every FLOP of the model at this fraction of the GPU's peak (default: the calibrated "
+               "kernel model of the platform's gpu_model)"},
       {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = {"none", "full"},
        .default_text = "none", .help = "activation recomputation"},
       {.flag = "scatter-gather", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
@@ -203,8 +204,18 @@ std::vector<OptionSpec> build_schema() {
        .bounds = not_negative(kMaxSeconds), .default_text = "0",
        .help = "with explicit times: the optimizer's update on each GPU"},
       {.flag = "hbm-bandwidth", .section = "model", .commands = kSim, .type = Number, .unit = "bytes/s",
-       .bounds = interval(0, true, 1e15, false), .default_text = "2.039e12",
-       .help = "GPU memory bandwidth the optimizer's update streams at (default A100 80 GB SXM)"},
+       .bounds = interval(0, true, 1e15, false),
+       .help = "GPU memory bandwidth (default the GPU file's; with --compute-efficiency, A100 80 GB SXM's 2.039e12)"},
+      {.flag = "gpu-file", .section = "model", .commands = kSim, .type = Path,
+       .help = "a GPU description (TOML as platforms/gpus/, constants in its [constants] table or a shipped "
+               "calibration) instead of the one the platform's gpu_model names"},
+      {.flag = "grad-accumulation", .section = "model", .commands = kSim, .type = Choice, .choices = {"fused", "separate"},
+       .default_text = "fused",
+       .help = "weight gradients accumulated inside the GEMM (Megatron's --gradient-accumulation-fusion) or by an add "
+               "kernel per tensor and micro-batch (Megatron of 2021, plain autograd)"},
+      {.flag = "optimizer-bytes", .section = "model", .commands = kSim, .type = Number, .unit = "bytes/parameter",
+       .bounds = interval(0, false, 1e6, false), .default_text = "42",
+       .help = "bytes the optimizer's step streams per parameter it updates (Megatron's mixed-precision Adam)"},
       {.flag = "grad-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = {"on", "off"},
        .default_text = "on",
        .help = "reduce gradient buckets as the backward produces them (Megatron's --overlap-grad-reduce), or after "

@@ -49,6 +49,7 @@ SimulationOutcome run_simulation(const input::OptionValues& values) {
   summary =
       sim::summary_json(outcome.result, run.input.schedule, run.echo, model_metrics(run, outcome.result.steady_step()));
   summary["memory"] = memory_json(run);
+  if (!run.compute_breakdown.is_null()) summary["compute_breakdown"] = run.compute_breakdown;
   summary["version"] = kPipegridVersion;
   if (!run.input.out_dir.empty()) {
     std::ofstream(run.input.out_dir + "/summary.json") << summary.dump(2) << '\n';

@@ -19,6 +19,7 @@
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/route_reach.h"
 #include "sim/run/comm_options.h"
+#include "sim/run/compute_costs.h"
 #include "sim/run/limits.h"
 
 namespace pipegrid::run {
@@ -185,8 +186,6 @@ Schedule schedule_of(const OptionValues& v, std::optional<std::string>& compute_
   return schedule;
 }
 
-constexpr double kOptimizerBytesPerParameter = 30;
-
 ResolvedRun resolve_simulation(const OptionValues& v) {
   v.check_required();
   ResolvedRun run;
@@ -298,16 +297,14 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     }
     sim::ExpertRouting routing;
     if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
-    const double efficiency = v.number("compute-efficiency");
-    in.costs = sim::JobCosts::from_model(virtual_stages, efficiency, routing);
-    // Adam with fp32 master weights streams 30 bytes per parameter a GPU updates: it reads the fp32
-    // gradient, master weight and two moments, writes the three back and the bf16 weight (Megatron's
-    // mixed-precision optimizer); the distributed optimizer updates 1/d of them.
-    in.options.optimizer_seconds.assign(pp, 0);
-    for (int s = 0; s < in.schedule.num_stages(); ++s)
-      in.options.optimizer_seconds[in.schedule.rank_of(s)] += static_cast<double>(virtual_stages[s].parameters) *
-                                                              kOptimizerBytesPerParameter /
-                                                              (distributed_optimizer ? dp : 1) / v.number("hbm-bandwidth");
+    StageLayoutView stage_view{layout.model_stage, {}, pp};
+    for (int s = 0; s < in.schedule.num_stages(); ++s) stage_view.rank.push_back(in.schedule.rank_of(s));
+    const std::vector<platform::GpuHost> job_gpus(facts.gpus.begin(), facts.gpus.begin() + placement.num_gpus());
+    ComputeCosts compute = resolve_compute(v, *run.model, run.parallelism, model_stages, stage_view, job_gpus,
+                                           run.peak_flops, microbatches);
+    in.costs = sim::JobCosts::from_model(virtual_stages, compute.work, routing);
+    in.options.optimizer_seconds = std::move(compute.optimizer_seconds);
+    run.compute_breakdown = std::move(compute.breakdown);
     in.options.sync_whole_job = distributed_optimizer;
     in.options.distributed_optimizer = distributed_optimizer;
     run.memory = std::move(memory);
@@ -320,7 +317,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                          {"vocab", m.vocab},
                          {"ffn_hidden", m.ffn()},
                          {"micro_batch", m.micro_batch},
-                         {"compute_efficiency", efficiency},
+                         {"compute", compute.echo},
                          {"scatter_gather", v.flag("scatter-gather")},
                          {"recompute", v.text("recompute")},
                          {"gradient_bytes", precision.gradient_bytes},
@@ -362,9 +359,9 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   check_durations(in.costs, in.schedule, placement, facts);
   for (int rank = 0; rank < static_cast<int>(in.options.optimizer_seconds.size()); ++rank)
     if (!(in.options.optimizer_seconds[rank] <= kMaxOpSeconds))
-      throw InputError(fmt::format("--hbm-bandwidth {:g}: the optimizer's update on pp rank {} would take {:.3g} s; "
+      throw InputError(fmt::format("--optimizer-bytes {:g}: the optimizer's update on pp rank {} would take {:.3g} s; "
                                    "pipegrid refuses ops longer than {:g} s",
-                                   v.number("hbm-bandwidth"), rank, in.options.optimizer_seconds[rank], kMaxOpSeconds));
+                                   v.number("optimizer-bytes"), rank, in.options.optimizer_seconds[rank], kMaxOpSeconds));
   check_routes(facts, in, placement);
 
   if (v.has("out")) {

@@ -34,6 +34,7 @@ struct ResolvedRun {
   std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
   double peak_flops = 0;              // median speed of the job's GPUs: the MFU denominator
   nlohmann::json echo;
+  nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.
   std::optional<std::string> compute_deadlock;
 };

@@ -1,0 +1,143 @@
+#include "sim/run/compute_costs.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+#include "common/input_error.h"
+#include "sim/model/gpu_spec.h"
+#include "sim/model/kernels.h"
+
+namespace pipegrid::run {
+namespace {
+
+// The gpu_model every GPU of the job shares.
+const model::GpuSpec& job_gpu(const std::vector<platform::GpuHost>& gpus, const std::string& platform) {
+  std::set<std::string> models;
+  for (const platform::GpuHost& g : gpus) {
+    if (g.model.empty())
+      throw InputError(fmt::format("{}: host {} has no gpu_model property; the compute model needs the GPU it "
+                                   "describes (A100, H100, H800: platforms/gpus/), or run with --compute-efficiency",
+                                   platform, g.name));
+    models.insert(g.model);
+  }
+  if (models.size() > 1)
+    throw InputError(fmt::format("{}: the job's GPUs are of several models ({}); the compute model prices one, "
+                                 "or run with --compute-efficiency",
+                                 platform, fmt::join(models, ", ")));
+  return model::gpu_spec_for_model(*models.begin());
+}
+
+nlohmann::json passes(const model::Flops& f) {
+  return {{"F", f.forward}, {"I", f.backward_input}, {"W", f.backward_weight}};
+}
+
+nlohmann::json stage_json(int stage, const model::StageCompute& c) {
+  std::map<std::string, model::Flops> by_kind;
+  nlohmann::json kernels = nlohmann::json::array();
+  for (std::size_t k = 0; k < c.kernels.size(); ++k) {
+    const model::Kernel& kernel = c.kernels[k];
+    const double seconds = c.seconds[k];
+    kernels.push_back({kernel.name, model::to_string(kernel.pass),
+                       kernel.part == model::Part::Dense ? "dense" : kernel.part == model::Part::Shared ? "shared" : "routed",
+                       model::to_string(kernel.kind), kernel.count, kernel.gemm.m, kernel.gemm.n, kernel.gemm.k,
+                       kernel.gemm.batch, kernel.flops, kernel.bytes, kernel.recomputed, seconds});
+    if (kernel.pass == model::Pass::Step) continue;
+    model::Flops& f = by_kind[std::string(model::to_string(kernel.kind))];
+    (kernel.pass == model::Pass::F ? f.forward : kernel.pass == model::Pass::I ? f.backward_input : f.backward_weight) +=
+        seconds;
+  }
+  nlohmann::json kinds = nlohmann::json::object();
+  for (const auto& [kind, f] : by_kind) kinds[kind] = passes(f);
+  return {{"stage", stage},
+          {"seconds", passes(c.dense + c.shared + c.routed)},
+          {"optimizer_seconds", c.optimizer_seconds},
+          {"by_kind", kinds},
+          {"kernels", kernels}};
+}
+
+}  // namespace
+
+ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transformer& model,
+                             const model::Parallelism& par, const std::vector<model::StageCost>& model_stages,
+                             const StageLayoutView& layout, const std::vector<platform::GpuHost>& job_gpus,
+                             double reference_speed, int microbatches) {
+  ComputeCosts out;
+  out.optimizer_seconds.assign(layout.ranks, 0);
+  const bool distributed = v.flag("distributed-optimizer");
+  const double optimizer_bytes = v.number("optimizer-bytes");
+  const auto updated = [&](const model::StageCost& c) {
+    return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.dp : 1);
+  };
+
+  if (v.has("compute-efficiency")) {
+    // The old model: every FLOP at one efficiency, the optimizer's bytes at --hbm-bandwidth.
+    const double efficiency = v.number("compute-efficiency");
+    const double hbm = v.has("hbm-bandwidth") ? v.number("hbm-bandwidth") : 2.039e12;
+    for (std::size_t s = 0; s < layout.model_stage.size(); ++s) {
+      const model::StageCost& c = model_stages[layout.model_stage[s]];
+      out.work.push_back(model::efficiency_work(c, efficiency));
+      out.optimizer_seconds[layout.rank[s]] += updated(c) / hbm;
+    }
+    out.echo = {{"model", "efficiency"}, {"compute_efficiency", efficiency}, {"hbm_bandwidth", hbm},
+                {"optimizer_bytes", optimizer_bytes}};
+    out.breakdown = {{"model", "efficiency"}, {"compute_efficiency", efficiency}};
+    return out;
+  }
+
+  model::GpuSpec gpu = v.has("gpu-file") ? model::read_gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.text("platform"));
+  if (v.has("hbm-bandwidth")) gpu.hbm_bandwidth = v.number("hbm-bandwidth");
+  const model::KernelOptions options{.flash_attention = v.flag("flash-attention"),
+                                     .fused_grad_accumulation = v.text("grad-accumulation") == "fused",
+                                     .gradient_bytes = static_cast<int>(v.integer("gradient-bytes")),
+                                     .optimizer_bytes_per_parameter = optimizer_bytes,
+                                     .distributed_optimizer = distributed,
+                                     .dp = par.dp};
+  std::vector<model::StageCompute> computes;
+  for (const model::StageCost& c : model_stages) {
+    const double assignments = static_cast<double>(c.moe.tokens) * model.moe.top_k;
+    computes.push_back(model::stage_compute(model::stage_kernels(model, par, c, options), gpu, assignments));
+  }
+  nlohmann::json stages = nlohmann::json::array();
+  for (std::size_t s = 0; s < computes.size(); ++s) stages.push_back(stage_json(static_cast<int>(s), computes[s]));
+
+  // A step of one GPU of each rank by op kind: m micro-batches of each of its stages, and the update.
+  std::vector<std::map<std::string, double>> rank_kinds(layout.ranks);
+  for (std::size_t s = 0; s < layout.model_stage.size(); ++s) {
+    const model::StageCompute& c = computes[layout.model_stage[s]];
+    out.work.push_back(model::kernel_work(c, reference_speed));
+    out.optimizer_seconds[layout.rank[s]] += c.optimizer_seconds;
+    for (std::size_t k = 0; k < c.kernels.size(); ++k)
+      rank_kinds[layout.rank[s]][std::string(model::to_string(c.kernels[k].kind))] +=
+          c.seconds[k] * (c.kernels[k].pass == model::Pass::Step ? 1 : microbatches);
+  }
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int r = 0; r < layout.ranks; ++r) ranks.push_back({{"rank", r}, {"step_seconds_by_kind", rank_kinds[r]}});
+
+  nlohmann::json tiles = nlohmann::json::array();
+  for (const model::GemmTile& tile : gpu.gemm_tiles) tiles.push_back({tile.m, tile.n});
+  const model::ComputeConstants& k = gpu.constants;
+  const nlohmann::json constants = {{"gemm_efficiency", k.gemm_efficiency},
+                                    {"wave_seconds", k.wave_seconds},
+                                    {"memory_efficiency", k.memory_efficiency},
+                                    {"kernel_floor_seconds", k.kernel_floor_seconds}};
+  out.echo = {{"model", "kernels"}, {"gpu", gpu.key}, {"grad_accumulation", v.text("grad-accumulation")}, {"hbm_bandwidth", gpu.hbm_bandwidth},
+              {"optimizer_bytes", optimizer_bytes}};
+  out.breakdown = {{"model", "kernels"},
+                   {"gpu", gpu.key},
+                   {"gpu_name", gpu.name},
+                   {"sms", gpu.sms},
+                   {"tensor_flops", gpu.tensor_flops},
+                   {"hbm_bandwidth", gpu.hbm_bandwidth},
+                   {"gemm_tiles", tiles},
+                   {"calibration", gpu.calibration},
+                   {"constants", constants},
+                   {"kernel_columns", {"name", "pass", "part", "kind", "count", "m", "n", "k", "batch", "flops", "bytes",
+                                       "recomputed", "seconds"}},
+                   {"stages", stages},
+                   {"ranks", ranks}};
+  return out;
+}
+
+}  // namespace pipegrid::run

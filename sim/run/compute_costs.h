@@ -1,0 +1,37 @@
+// Which compute model prices a transformer run, resolved from the options and the platform: the
+// calibrated kernel model of the platform's GPU (the default), or FLOPs at --compute-efficiency.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "sim/input/option_values.h"
+#include "sim/model/compute_model.h"
+#include "sim/model/parallelism.h"
+#include "sim/model/stage_cost.h"
+#include "sim/model/transformer.h"
+#include "sim/platform/platform_facts.h"
+
+namespace pipegrid::run {
+
+struct ComputeCosts {
+  std::vector<model::ComputeWork> work;  // per virtual stage
+  std::vector<double> optimizer_seconds;  // per pipeline rank: the step's update on one of its GPUs
+  nlohmann::json breakdown;               // summary.json's compute_breakdown
+  nlohmann::json echo;                    // summary.json's options.model.compute
+};
+
+struct StageLayoutView {
+  std::vector<int> model_stage;  // per virtual stage
+  std::vector<int> rank;         // per virtual stage
+  int ranks = 0;
+};
+
+/// Throws InputError (one line) when the job's GPUs name no known gpu_model or several, unless
+/// --compute-efficiency is given; `reference_speed` is the job's median GPU speed.
+ComputeCosts resolve_compute(const input::OptionValues& values, const model::Transformer& model,
+                             const model::Parallelism& parallelism, const std::vector<model::StageCost>& model_stages,
+                             const StageLayoutView& layout, const std::vector<platform::GpuHost>& job_gpus,
+                             double reference_speed, int microbatches);
+
+}  // namespace pipegrid::run
