@@ -53,17 +53,41 @@ TEST(SimulateCli, TheExecutorRunsTheKernelModelsTimes) {
   EXPECT_EQ(nlohmann::json::parse(old.out)["compute_breakdown"]["model"], "efficiency");
 }
 
+TEST(SimulateCli, TheNcclEfficiencySlowsTheRingsInsideANode) {
+  // One stage, t = 2 on NVLink (300 GB/s each way, 1 µs GPU to GPU), one micro-batch, no recomputation:
+  // 2 TP all-reduces per layer in F and 2 in B, 2 layers, plus the embedding's in F and the head's in
+  // B: 10 all-reduces of b·s·h bf16 = 1024·1024·2 bytes. A ring of two moves 2(n − 1)/n·S = S per
+  // all-reduce; at efficiency e it takes S / (e·300e9) + 2 µs. Halving e adds 10 · S / 300e9.
+  const std::string job = "simulate --platform " + kPlatforms +
+                          "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --tp 2 --microbatches 1 --layers 2 --hidden 1024 "
+                          "--heads 16 --seq 1024 --vocab 50432 --dp-comm off --format json --nccl-nvlink-efficiency ";
+  const auto tp_exposed = [&](const std::string& efficiency) {
+    const auto r = run_pipegrid(job + efficiency);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["ranks"][0]["exposed_comm"]["tp"].get<double>();
+  };
+  const double bytes = 1024.0 * 1024 * 2;
+  const double full = tp_exposed("1"), half = tp_exposed("0.5");
+  EXPECT_NEAR(full, 10 * (bytes / 300e9 + 2e-6), 1e-12);
+  EXPECT_NEAR(half - full, 10 * bytes / 300e9, 1e-12);
+  // As flows, each all-reduce is two steps of S/2 each way, each capped at e·300 GB/s: the same times.
+  EXPECT_NEAR(tp_exposed("1 --tp-comm flow"), full, 1e-9);
+  EXPECT_NEAR(tp_exposed("0.5 --tp-comm flow"), half, 1e-9);
+}
+
 TEST(SimulateCli, WritesTheReportsOfARun) {
   const std::string out = temp_dir("reports");
   const auto r = run_pipegrid("simulate --platform " + kPlatforms +
                               "/dgx-a100-2node.xml --schedule 1f1b --pp 4 --tp 2 --dp 2 --microbatches 8 "
-                              "--model gpt-175b --layers 8 --compute-efficiency 1 --optimizer-bytes 30 --format json --out " + out);
+                              "--model gpt-175b --layers 8 --compute-efficiency 1 --optimizer-bytes 30 --nccl-nvlink-efficiency 1 "
+                              "--format json --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto summary = nlohmann::json::parse(r.out);
 
   // The run by hand, every FLOP at the GPU's peak (--compute-efficiency 1: the kernel model has its
-  // own tests, tests/model/kernel_model_test.cc). GPT-3's shape (b = 1, s = 2048, h = 12288, V = 51200), l = 8 layers, 2 per
+  // own tests, tests/model/kernel_model_test.cc) and collectives at the links' full rate
+  // (--nccl-nvlink-efficiency 1: TheNcclEfficiencySlowsTheRingsInsideANode checks the other). GPT-3's shape (b = 1, s = 2048, h = 12288, V = 51200), l = 8 layers, 2 per
   // stage, each GPU a t = 2 share; A100 312 Tflop/s, NVLink 300 GB/s and 1 µs GPU to GPU, InfiniBand
   // 25 GB/s and 3 µs node to node (4 PCIe hops of 0.25 µs, 2 IB of 1 µs). Per GPU and micro-batch:
   // a stage's forward f = 2(24bsh² + 4bs²h)/t, its backward 2f (Narayanan et al. SC21 §5.1); the LM

@@ -8,7 +8,7 @@ pipegrid=${PIPEGRID:-build/pipegrid}
 mkdir -p "$out"
 job=(--platform platforms/h800-256node.xml --pp 16 --dp 128 --ep 64 --microbatches 32
      --model deepseek-v3 --uneven-layers --flash-attention --distributed-optimizer --comm-sm-fraction 0.1515
-     --compute-efficiency 0.5 --trace off --ep-comm analytic --dp-comm analytic)
+     --trace off --ep-comm analytic --dp-comm analytic)
 run() {  # NAME ARGS…: one simulation, its wall time and peak RSS next to its summary
   local name=$1; shift
   /usr/bin/time -f "%e %M" -o "$out/$name.time" "$pipegrid" simulate "${job[@]}" "$@" --out "$out/$name" > /dev/null

@@ -4,14 +4,16 @@
 # comes from), priced by the calibrated compute model with nothing tuned per row. From the repository
 # root after `make`:
 #   experiments/megatron-table1/run.sh OUT      (writes OUT/table.csv and prints it)
-# MICRO_BATCH=1 runs every row at micro-batch 1 instead of the authors' script's sizes.
+# Every row runs at micro-batch 1, as the paper states; MICRO_BATCH=script takes the sizes of the
+# authors' run script instead (layouts.csv), MICRO_BATCH=N any one size.
 set -euo pipefail
 out=${1:?usage: run.sh OUT}
 pipegrid=${PIPEGRID:-build/pipegrid}
 here=$(dirname "$0")
 mkdir -p "$out"
-tail -n +2 "$here/layouts.csv" | while IFS=, read -r params tp pp dp batch micro chunks ddp; do
-  micro=${MICRO_BATCH:-$micro}
+tail -n +2 "$here/layouts.csv" | while IFS=, read -r params tp pp dp batch script_micro chunks ddp; do
+  micro=${MICRO_BATCH:-1}
+  [ "$micro" = script ] && micro=$script_micro
   paper=$(awk -F, -v p="$params" '$1 == p' "$here/paper_table1.csv")
   IFS=, read -r _ heads hidden layers _ _ gpus _ _ _ _ seq _ <<< "$paper"
   schedule=1f1b

@@ -81,6 +81,11 @@ SimulationResult simulate(const SimulationInput& input) {
     }
     network.use_rails(std::move(platform_hosts), std::move(node_of_gpu));
   }
+  {
+    std::vector<int> node_of_job_gpu;
+    for (int g = 0; g < placement.num_gpus(); ++g) node_of_job_gpu.push_back(input.platform_gpus[g].node);
+    network.set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_job_gpu));
+  }
   Transfers transfers(network, placement.num_gpus());
   network.on_flow_end([&](const FlowInfo& flow, double start, double end) {
     if (flow.kind != FlowKind::PipelineP2p) return;

@@ -46,6 +46,9 @@ struct ExecOptions {
   /// all-to-alls under the other chunk's compute (DeepSeek-V3: 20 of 132); the pair's compute runs
   /// that much slower.
   double comm_sm_fraction = 0;
+  /// NCCL's bus bandwidth in an all-reduce between GPUs of one node, as a share of the NVLink's
+  /// (Network::set_nvlink_collective_efficiency); 1 keeps the links' full rate.
+  double nccl_nvlink_efficiency = 1;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs

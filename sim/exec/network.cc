@@ -105,6 +105,24 @@ std::pair<double, double> Network::bottleneck_and_latency(int src_gpu, int dst_g
   return {bandwidth, entry.latency};
 }
 
+void Network::set_nvlink_collective_efficiency(double efficiency, std::vector<int> node_of_gpu) {
+  nvlink_efficiency_ = efficiency;
+  node_of_gpu_ = std::move(node_of_gpu);
+}
+
+double Network::collective_bandwidth(int src_gpu, int dst_gpu) {
+  const double bandwidth = bottleneck_and_latency(src_gpu, dst_gpu).first;
+  return in_one_node(src_gpu, dst_gpu) ? bandwidth * nvlink_efficiency_ : bandwidth;
+}
+
+namespace {
+// The flows of NCCL collectives; p2p, all-to-all (DeepEP's own kernels) and the optimizer's check are not.
+bool is_collective(FlowKind kind) {
+  return kind == FlowKind::TensorAllReduce || kind == FlowKind::DataAllReduce ||
+         kind == FlowKind::EmbeddingAllReduce || kind == FlowKind::StageCopyAllReduce;
+}
+}  // namespace
+
 sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) {
   const RouteEntry& entry = route_entry(flow.src_gpu, flow.dst_gpu);
   const double now = sg4::Engine::get_clock();
@@ -119,7 +137,11 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) 
   sg4::CommPtr comm;
   simgrid::kernel::actor::simcall_answered([&] {
     comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
-    comm->set_payload_size(static_cast<std::uint64_t>(flow.bytes));
+    // A NCCL collective's hop inside a node moves its bytes at the NVLink efficiency: SimGrid is given
+    // bytes / efficiency to carry (the link accounting above keeps the real bytes). Under contention
+    // it also takes that much more of the links' share, as NCCL's channels occupy them.
+    const bool slowed = nvlink_efficiency_ < 1 && is_collective(flow.kind) && in_one_node(flow.src_gpu, flow.dst_gpu);
+    comm->set_payload_size(static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes));
     active_.emplace(comm.get(), ActiveFlow{flow, &entry, now, comm});
     starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
     comm->start();

@@ -64,6 +64,15 @@ class Network {
   void use_rails(std::vector<simgrid::s4u::Host*> platform_gpu_hosts, std::vector<int> node_of_gpu);
   /// The platform's rails, or nullptr when use_rails was not called.
   Rails* rails() { return rails_.get(); }
+  /// NCCL's collectives do not reach an NVLink's bandwidth: nccl-tests measure their bus bandwidth at
+  /// `efficiency` of it (SimulationOptions::nccl_nvlink_efficiency). Between two GPUs of one node
+  /// (`node_of_gpu`, the job's GPUs) a collective's flow carries its bytes / efficiency, which alone on
+  /// its route takes as long as its bytes at that share of the bottleneck; collective_bandwidth gives
+  /// the analytic rings the same. 1: the links' full rate.
+  void set_nvlink_collective_efficiency(double efficiency, std::vector<int> node_of_gpu);
+  /// The bandwidth a collective's hop from one GPU to another gets: the route's bottleneck, times the
+  /// NVLink efficiency inside a node.
+  double collective_bandwidth(int src_gpu, int dst_gpu);
   /// Calls `listener` once per flow when it completes, with its [start, end] — at that simulated
   /// time and in that order, from the network model (maestro context: it may resume actors, not
   /// block). (s4u's Activity::on_completion would not do: it fires when someone waits.)
@@ -96,6 +105,11 @@ class Network {
   simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
 
  private:
+  bool in_one_node(int src_gpu, int dst_gpu) const {
+    return !node_of_gpu_.empty() && node_of_gpu_[src_gpu] == node_of_gpu_[dst_gpu];
+  }
+  double nvlink_efficiency_ = 1;
+  std::vector<int> node_of_gpu_;
   struct RouteEntry {
     std::vector<int> links;  // indices into links_
     double latency = 0;

@@ -206,6 +206,10 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "hbm-bandwidth", .section = "model", .commands = kSim, .type = Number, .unit = "bytes/s",
        .bounds = interval(0, true, 1e15, false),
        .help = "GPU memory bandwidth (default the GPU file's; with --compute-efficiency, A100 80 GB SXM's 2.039e12)"},
+      {.flag = "nccl-nvlink-efficiency", .section = "sim", .commands = kSim, .type = Number,
+       .bounds = interval(0, true, 1, false), .default_text = "0.76",
+       .help = "NCCL all-reduce bus bandwidth between GPUs of a node, as a share of the NVLink's (nccl-tests on 8 "
+               "A100: 0.76); 1: the links' full rate"},
       {.flag = "gpu-file", .section = "model", .commands = kSim, .type = Path,
        .help = "a GPU description (TOML as platforms/gpus/, constants in its [constants] table or a shipped "
                "calibration) instead of the one the platform's gpu_model names"},

@@ -196,6 +196,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.dp_comm = fidelity(v, "--dp-comm");
   in.options.ep_comm = fidelity(v, "--ep-comm");
   in.options.comm_sm_fraction = v.number("comm-sm-fraction");
+  in.options.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   in.options.grad_overlap = v.text("grad-overlap") == "on";
   in.options.param_gather_overlap = v.text("param-gather-overlap") == "on";
   in.options.steps = static_cast<int>(v.integer("steps"));
@@ -256,6 +257,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"optimizer_sync", v.text("optimizer-sync")},
                 {"grad_bucket_size", bucket_parameters},
                 {"p2p_channels", in.options.p2p_channels},
+                {"nccl_nvlink_efficiency", in.options.nccl_nvlink_efficiency},
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
                 {"trace", v.text("trace")}}}};

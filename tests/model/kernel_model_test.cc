@@ -79,7 +79,8 @@ TEST(KernelTime, ALayerNormIsItsBytesAtTheHbmBandwidth) {
   // h = 4096, b = 1, s = 2048: LayerNorm reads and writes b·s·h bf16 elements, 4·4096·2048 =
   // 33 554 432 bytes; at 2.039 TB/s × 0.6 that is 27.427 µs.
   const Transformer m = gpt(4096, 32, 2048, 1);
-  const Kernel& norm = named(layer_kernels(m, 1, false), "layernorm1");
+  const std::vector<Kernel> kernels = layer_kernels(m, 1, false);
+  const Kernel& norm = named(kernels, "layernorm1");
   EXPECT_EQ(norm.bytes, 33'554'432);
   EXPECT_EQ(norm.kind, OpKind::LayerNorm);
   EXPECT_NEAR(kernel_seconds(norm, a100({{256, 128}}, {1, 0, 0.6, 0})), 33'554'432 / (2.039e12 * 0.6), 1e-12);
@@ -92,7 +93,8 @@ TEST(KernelTime, AGemmIsNeverFasterThanItsOperandsCrossHbm) {
   // 64×64 tiles (256 tiles: 3 waves, 3 × 2·64·64·16384·108/312e12 = 139.4 µs); its 16384² bf16 weight
   // alone is 537 MB, 263.3 µs at 2.039 TB/s — the GEMM is memory-bound.
   const Transformer m = gpt(16384, 128, 16, 1);
-  const Kernel& qkv = named(layer_kernels(m, 3, false), "qkv");  // 16 tokens × 3h/3 = h × h
+  const std::vector<Kernel> kernels = layer_kernels(m, 3, false);
+  const Kernel& qkv = named(kernels, "qkv");  // 16 tokens × 3h/3 = h × h
   EXPECT_EQ(qkv.gemm.m, 16);
   EXPECT_EQ(qkv.gemm.n, 16384);
   EXPECT_EQ(qkv.gemm.k, 16384);
