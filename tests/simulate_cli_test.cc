@@ -75,6 +75,40 @@ TEST(SimulateCli, TheNcclEfficiencySlowsTheRingsInsideANode) {
   EXPECT_NEAR(tp_exposed("0.5 --tp-comm flow"), half, 1e-9);
 }
 
+TEST(SimulateCli, AGpuFileOfTheUsersOwn) {
+  // A GPU of half the A100's tensor peak and HBM with round constants: its file's [constants] price
+  // the run, and its name is the calibration summary.json reports.
+  const std::string dir = temp_dir("gpu-file");
+  std::filesystem::create_directories(dir);
+  const std::string half = dir + "/half.toml";
+  std::ofstream(half) << "name = \"half\"\ngpu_models = [\"half\"]\nsms = 54\ntensor_flops = 156e12\n"
+                         "hbm_bandwidth = 1.0195e12\ngemm_tiles = [[128, 128]]\n[constants]\ngemm_efficiency = 1\n"
+                         "wave_seconds = 0\nmemory_efficiency = 1\nkernel_floor_seconds = 0\n";
+  const std::string job = "simulate --platform " + kPlatforms +
+                          "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --microbatches 1 --layers 1 --hidden 1024 "
+                          "--heads 16 --seq 1024 --vocab 50304 --format json --gpu-file ";
+  const auto r = run_pipegrid(job + half);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto breakdown = nlohmann::json::parse(r.out)["compute_breakdown"];
+  EXPECT_EQ(breakdown["gpu_name"], "half");
+  EXPECT_EQ(breakdown["calibration"], "--gpu-file " + half + " [constants]");
+  // The QKV GEMM, 1024 × 3072 × 1024 in 128×128 tiles: 8 × 24 = 192 tiles, 4 waves on 54 SMs, each of
+  // 2·128·128·1024 FLOPs at 156e12 / 54 per SM.
+  int qkv = 0;
+  for (const auto& kernel : breakdown["stages"][0]["kernels"])
+    if (kernel[0] == "qkv") {
+      ++qkv;
+      EXPECT_NEAR(kernel[12].get<double>(), 4 * 2.0 * 128 * 128 * 1024 * 54 / 156e12, 1e-15);
+    }
+  EXPECT_EQ(qkv, 1);
+  // Text that Debian's toml++ would read with undefined behaviour is refused before it parses.
+  const std::string hostile = dir + "/hostile.toml";
+  std::ofstream(hostile) << "sms = 1\u00e9\n";
+  const auto bad = run_pipegrid(job + hostile);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("pipegrid: error: --gpu-file " + hostile + ":1:", 0), 0u) << bad.err;
+}
+
 TEST(SimulateCli, WritesTheReportsOfARun) {
   const std::string out = temp_dir("reports");
   const auto r = run_pipegrid("simulate --platform " + kPlatforms +
@@ -248,7 +282,9 @@ INSTANTIATE_TEST_SUITE_P(
                       kStar + ": host gpu0 has no gpu_model property; the compute model needs the GPU it describes "
                       "(A100, H100, H800: platforms/gpus/), or run with --compute-efficiency"},
         BadSimulation{"GpuFile", "--platform " + kTwoNodes + kJob + " --model gpt-175b --gpu-file /nonexistent.toml",
-                      "--gpu-file /nonexistent.toml: cannot read it"},
+                      "--gpu-file /nonexistent.toml: not a regular file (or missing)"},
+        BadSimulation{"GpuFileDevice", "--platform " + kTwoNodes + kJob + " --model gpt-175b --gpu-file /dev/zero",
+                      "--gpu-file /dev/zero: not a regular file (or missing)"},
         BadSimulation{"Layers", "--platform " + kTwoNodes + kJob + " --model gpt-175b --layers 95",
                       "--layers 95: must split evenly over 2 stages (--pp 2 × --chunks 1)"},
         BadSimulation{"EpNotDividingExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 3",

@@ -131,6 +131,31 @@ TEST(SweepIdentity, EditingAFileRerunsExactlyTheConfigurationsThatReadIt) {
   EXPECT_EQ(third.err.find("reran"), std::string::npos) << third.err;
 }
 
+TEST(SweepIdentity, EditingTheGpuFileRerunsTheConfigurationsThatReadIt) {
+  // A model priced by a GPU file of the user's own: a slower GEMM efficiency in it makes the row stale.
+  const std::string dir = fresh_dir("gpu-file");
+  fs::copy_file(PIPEGRID_TEST_DATA "/platforms/star-4gpu.xml", dir + "/a.xml");
+  const auto gpu = [&](const std::string& efficiency) {
+    std::ofstream(dir + "/g.toml") << "gpu_models = [\"g\"]\nsms = 4\ntensor_flops = 1e12\nhbm_bandwidth = 1e11\n"
+                                      "gemm_tiles = [[64, 64]]\n[constants]\ngemm_efficiency = " << efficiency
+                                   << "\nwave_seconds = 0\nmemory_efficiency = 1\nkernel_floor_seconds = 0\n";
+  };
+  gpu("1");
+  std::ofstream(dir + "/sweep.toml") << "[base.platform]\nfile = \"a.xml\"\n[base.parallel]\npp = 2\n"
+                                        "[base.model]\nlayers = 2\nhidden = 256\nheads = 4\nseq = 64\nvocab = 256\n"
+                                        "gpu_file = \"g.toml\"\n[base.sim]\nschedule = \"1f1b\"\n"
+                                        "[base.output]\ntrace = \"off\"\n[axes]\n\"parallel.microbatches\" = [2, 4]\n";
+  ASSERT_EQ(sweep_in(dir).exit_code, 0);
+  const auto before = rows(dir, 1);
+  gpu("0.5");
+  const auto again = sweep_in(dir);
+  ASSERT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.err.find("sweep: reran 2 configurations with a result: g.toml changed (2)\n"), std::string::npos)
+      << again.err;
+  for (const auto& [values, row] : rows(dir, 1))
+    EXPECT_GT(std::stod(row.makespan), std::stod(before.at(values).makespan)) << values;
+}
+
 TEST(SweepIdentity, WhatAnOlderPipegridComputedRunsAgain) {
   const std::string dir = two_platform_sweep("version");
   ASSERT_EQ(sweep_in(dir).exit_code, 0);

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
@@ -89,15 +86,6 @@ GpuSpec parse_gpu_spec(std::string_view key, std::string_view gpu_toml, std::str
   const std::string calibrated = g.calibration + ".calibrated.toml";
   g.constants = parse_constants(parse(shipped_text(calibrated), calibrated), "platforms/gpus/" + calibrated);
   return g;
-}
-
-GpuSpec read_gpu_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("--gpu-file {}: cannot read it", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string name = std::filesystem::path(path).stem().string();
-  return parse_gpu_spec(name, text.str(), fmt::format("--gpu-file {}", path));
 }
 
 const std::vector<GpuSpec>& gpu_specs() {

@@ -38,8 +38,6 @@ struct GpuSpec {
 /// the file and the field for a missing, non-positive or ill-typed value.
 GpuSpec parse_gpu_spec(std::string_view key, std::string_view gpu_toml, std::string_view where);
 
-/// A GPU file outside the binary (--gpu-file): read and parsed as above.
-GpuSpec read_gpu_file(const std::string& path);
 
 /// Every shipped GPU, in file-name order.
 const std::vector<GpuSpec>& gpu_specs();

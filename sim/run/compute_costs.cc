@@ -1,11 +1,15 @@
 #include "sim/run/compute_costs.h"
 
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 #include <fmt/ranges.h>
 #include <map>
 #include <set>
 
 #include "common/input_error.h"
+#include "sim/input/toml_screen.h"
 #include "sim/model/gpu_spec.h"
 #include "sim/model/kernels.h"
 
@@ -27,6 +31,24 @@ const model::GpuSpec& job_gpu(const std::vector<platform::GpuHost>& gpus, const 
                                  "or run with --compute-efficiency",
                                  platform, fmt::join(models, ", ")));
   return model::gpu_spec_for_model(*models.begin());
+}
+
+// A GPU file the user names: a regular file of at most 1 MiB, screened for what Debian's toml++
+// reads with undefined behaviour (input/toml_screen.h), then parsed.
+model::GpuSpec gpu_file(const std::string& path) {
+  const std::string where = fmt::format("--gpu-file {}", path);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw InputError(fmt::format("{}: not a regular file (or missing)", where));
+  if (std::filesystem::file_size(path, error) > (1u << 20))
+    throw InputError(fmt::format("{}: larger than 1 MiB; a GPU description is a few lines", where));
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot read it", where));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (const std::string why = input::unreadable_by_toml(text.str()); !why.empty())
+    throw InputError(fmt::format("{}:{}", where, why));
+  return model::parse_gpu_spec(std::filesystem::path(path).stem().string(), text.str(), where);
 }
 
 nlohmann::json passes(const model::Flops& f) {
@@ -86,7 +108,7 @@ ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transfor
     return out;
   }
 
-  model::GpuSpec gpu = v.has("gpu-file") ? model::read_gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.text("platform"));
+  model::GpuSpec gpu = v.has("gpu-file") ? gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.text("platform"));
   if (v.has("hbm-bandwidth")) gpu.hbm_bandwidth = v.number("hbm-bandwidth");
   const model::KernelOptions options{.flash_attention = v.flag("flash-attention"),
                                      .fused_grad_accumulation = v.text("grad-accumulation") == "fused",

@@ -57,6 +57,7 @@ std::vector<std::string> InputFingerprints::files(const input::Experiment& exper
     }
     if (const std::string loads = input::routing_file(v.text("routing")); !loads.empty()) files.push_back(loads);
     if (v.has("schedule-file")) files.push_back(v.text("schedule-file"));
+    if (v.has("gpu-file")) files.push_back(v.text("gpu-file"));
   }
   return files;
 }

@@ -22,7 +22,7 @@ std::string file_hash(const std::string& path);
 class InputFingerprints {
  public:
   /// The files `experiment` reads, in order: the platform file and the profiles it names (none when
-  /// the platform does not read), then a routing's loads file.
+  /// the platform does not read), then a routing's loads file, a schedule file and a GPU file.
   std::vector<std::string> files(const input::Experiment& experiment);
   /// {"version": "0.2.0", "files": [{"path": …, "hash": …}, …]}.
   nlohmann::json of(const input::Experiment& experiment);
