@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -30,11 +31,20 @@ Routing parse_routing(const std::string& text) {
   }
   if (text.starts_with("file:")) {
     const std::string path = text.substr(5);
+    // A device would be read for ever (/dev/zero): a regular file or a pipe only (a pipe may be a
+    // shell's process substitution), and no more than a load per expert can need.
+    std::error_code error;
+    const auto type = std::filesystem::status(path, error).type();
+    if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular &&
+        type != std::filesystem::file_type::fifo)
+      throw InputError(fmt::format("--routing {}: {} is not a regular file or a pipe", text, path));
     std::ifstream in(path);
     if (!in) throw InputError(fmt::format("--routing {}: cannot open {}", text, path));
-    std::stringstream content;
-    content << in.rdbuf();
-    std::string all = content.str();
+    constexpr std::size_t kMaxBytes = 16u << 20;
+    std::string all(kMaxBytes + 1, '\0');
+    in.read(all.data(), static_cast<std::streamsize>(all.size()));
+    all.resize(static_cast<std::size_t>(in.gcount()));
+    if (all.size() > kMaxBytes) throw InputError(fmt::format("--routing {}: {} is larger than 16 MiB", text, path));
     for (char& c : all)
       if (c == ',') c = ' ';
     std::istringstream numbers(all);

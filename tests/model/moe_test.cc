@@ -54,6 +54,8 @@ TEST(MoeRouting, BadRoutingGetsOneLine) {
   EXPECT_EQ(routing_error("zipf:x"), "--routing zipf:x: the Zipf skew must be a number >= 0");
   EXPECT_EQ(routing_error("hot"), "--routing hot: expected uniform, zipf:S or file:PATH");
   EXPECT_EQ(routing_error("file:/nonexistent"), "--routing file:/nonexistent: cannot open /nonexistent");
+  // A device would be read for ever.
+  EXPECT_EQ(routing_error("file:/dev/zero"), "--routing file:/dev/zero: /dev/zero is not a regular file or a pipe");
 }
 
 TEST(MoeCosts, DeepSeekV3PhasesAddUpToItsLayers) {
