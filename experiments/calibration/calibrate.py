@@ -19,7 +19,6 @@ import argparse
 import concurrent.futures
 import datetime
 import json
-import math
 import os
 import subprocess
 import sys
@@ -141,7 +140,6 @@ class Kernels:
         self.rows = len(summaries)
         self.max_stages = int(a["stage"].max()) + 1
         tiles = np.array(first["gemm_tiles"], dtype=float)
-        self.tiles = tiles
         gemm = a["batch"] > 0
         self.gemm = gemm
         # Per tile: waves and the FLOPs of a wave's tile on one SM at full speed.

@@ -56,8 +56,8 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
   const auto ring_seconds = [&](const std::vector<int>& ring, double share) {
     double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;
     for (int i = 0; i < n; ++i) {
-      const double lat = network.bottleneck_and_latency(ring[i], ring[(i + 1) % n]).second;
-      bandwidth = std::min(bandwidth, network.collective_bandwidth(ring[i], ring[(i + 1) % n]));
+      const auto [bw, lat] = network.collective_bandwidth_and_latency(ring[i], ring[(i + 1) % n]);
+      bandwidth = std::min(bandwidth, bw);
       latency = std::max(latency, lat);
     }
     return 2.0 * (n - 1) / n * share / bandwidth + 2.0 * (n - 1) * latency;

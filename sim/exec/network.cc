@@ -110,9 +110,9 @@ void Network::set_nvlink_collective_efficiency(double efficiency, std::vector<in
   node_of_gpu_ = std::move(node_of_gpu);
 }
 
-double Network::collective_bandwidth(int src_gpu, int dst_gpu) {
-  const double bandwidth = bottleneck_and_latency(src_gpu, dst_gpu).first;
-  return in_one_node(src_gpu, dst_gpu) ? bandwidth * nvlink_efficiency_ : bandwidth;
+std::pair<double, double> Network::collective_bandwidth_and_latency(int src_gpu, int dst_gpu) {
+  const auto [bandwidth, latency] = bottleneck_and_latency(src_gpu, dst_gpu);
+  return {in_one_node(src_gpu, dst_gpu) ? bandwidth * nvlink_efficiency_ : bandwidth, latency};
 }
 
 namespace {

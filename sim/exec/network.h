@@ -67,12 +67,12 @@ class Network {
   /// NCCL's collectives do not reach an NVLink's bandwidth: nccl-tests measure their bus bandwidth at
   /// `efficiency` of it (SimulationOptions::nccl_nvlink_efficiency). Between two GPUs of one node
   /// (`node_of_gpu`, the job's GPUs) a collective's flow carries its bytes / efficiency, which alone on
-  /// its route takes as long as its bytes at that share of the bottleneck; collective_bandwidth gives
-  /// the analytic rings the same. 1: the links' full rate.
+  /// its route takes as long as its bytes at that share of the bottleneck; collective_bandwidth_and_latency
+  /// gives the analytic rings the same. 1: the links' full rate.
   void set_nvlink_collective_efficiency(double efficiency, std::vector<int> node_of_gpu);
-  /// The bandwidth a collective's hop from one GPU to another gets: the route's bottleneck, times the
-  /// NVLink efficiency inside a node.
-  double collective_bandwidth(int src_gpu, int dst_gpu);
+  /// bottleneck_and_latency for a collective's hop: the bottleneck times the NVLink efficiency inside
+  /// a node.
+  std::pair<double, double> collective_bandwidth_and_latency(int src_gpu, int dst_gpu);
   /// Calls `listener` once per flow when it completes, with its [start, end] — at that simulated
   /// time and in that order, from the network model (maestro context: it may resume actors, not
   /// block). (s4u's Activity::on_completion would not do: it fires when someone waits.)

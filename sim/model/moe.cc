@@ -40,11 +40,14 @@ Routing parse_routing(const std::string& text) {
       throw InputError(fmt::format("--routing {}: {} is not a regular file or a pipe", text, path));
     std::ifstream in(path);
     if (!in) throw InputError(fmt::format("--routing {}: cannot open {}", text, path));
+    // Read in pieces, so that a small file costs a small buffer and an endless pipe stops at the cap.
     constexpr std::size_t kMaxBytes = 16u << 20;
-    std::string all(kMaxBytes + 1, '\0');
-    in.read(all.data(), static_cast<std::streamsize>(all.size()));
-    all.resize(static_cast<std::size_t>(in.gcount()));
-    if (all.size() > kMaxBytes) throw InputError(fmt::format("--routing {}: {} is larger than 16 MiB", text, path));
+    std::string all;
+    char piece[1 << 16];
+    while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+      all.append(piece, static_cast<std::size_t>(in.gcount()));
+      if (all.size() > kMaxBytes) throw InputError(fmt::format("--routing {}: {} is larger than 16 MiB", text, path));
+    }
     for (char& c : all)
       if (c == ',') c = ' ';
     std::istringstream numbers(all);

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 #include <fmt/ranges.h>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "common/input_error.h"
 #include "sim/input/toml_screen.h"
