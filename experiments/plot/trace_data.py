@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The data behind gantt.py, kept apart from the drawing so that tests can check it without a figure:
 which GPUs of a `pipegrid simulate` trace.csv become rows, what class each trace kind is drawn as, how
-actions that overlap on one GPU share its row, and each row's idle gaps."""
+actions that overlap on one GPU share its row, each row's idle gaps, and the shade and label a bar gets
+for its chunk (virtual stage) and direction."""
 from dataclasses import dataclass
 import json
 import math
@@ -11,6 +12,10 @@ import pandas as pd
 
 TRACE_COLUMNS = ["gpu", "host", "node", "tp", "dp", "pp", "track", "kind", "stage", "microbatch", "peer",
                  "bytes", "start", "end"]
+# Appended by schedule/check/simulate since issue 12: the action's chunk (its stage's index among its rank's
+# stages) and, for DualPipe/DualPipeV, its direction (down or up); both empty on comm rows. Older traces
+# lack them and read as one chunk, no direction.
+CHUNK_COLUMNS = ["chunk", "direction"]
 
 # Compute kinds (README, "pipegrid simulate"): the four actions, then the MoE phases of a chunk, which
 # are parts of an F or a backward and drawn as such. A backward's phases stand for a B or an I alike
@@ -50,9 +55,17 @@ def comm_class(kind):
 
 
 def read_trace(path):
-    trace = pd.read_csv(path, dtype={"host": str, "peer": str, "track": str, "kind": str})
-    if list(trace.columns) != TRACE_COLUMNS:
-        raise ValueError(f"{path}: expected the columns {','.join(TRACE_COLUMNS)}, got {','.join(trace.columns)}")
+    trace = pd.read_csv(path, dtype={"host": str, "peer": str, "track": str, "kind": str, "direction": str})
+    if list(trace.columns) not in (TRACE_COLUMNS, TRACE_COLUMNS + CHUNK_COLUMNS):
+        raise ValueError(f"{path}: expected the columns {','.join(TRACE_COLUMNS)}[,{','.join(CHUNK_COLUMNS)}], "
+                         f"got {','.join(trace.columns)}")
+    if "chunk" not in trace:
+        trace["chunk"], trace["direction"] = 0, ""
+    trace["chunk"] = trace.chunk.fillna(0).astype(int)
+    trace["direction"] = trace.direction.fillna("")
+    bad = set(trace.direction) - DIRECTIONS
+    if bad:
+        raise ValueError(f"{path}: direction must be down, up or empty, not '{sorted(bad)[0]}'")
     return trace
 
 
@@ -71,6 +84,8 @@ def trace_title(path):
 class Row:
     gpu: int
     label: str
+    host: str = ""
+    pp: int = -1
 
 
 def select_rows(trace, mode):
@@ -82,10 +97,11 @@ def select_rows(trace, mode):
         chosen = gpus[(gpus.tp == 0) & (gpus.dp == 0)].sort_values("pp")
         if chosen.pp.duplicated().any():
             raise ValueError("two GPUs claim tp 0, dp 0 of one pipeline rank")
-        return [Row(int(g.gpu), f"rank {g.pp}") for g in chosen.itertuples()]
+        return [Row(int(g.gpu), f"rank {g.pp}", g.host, int(g.pp)) for g in chosen.itertuples()]
     if mode == "gpu":
         chosen = gpus.sort_values(["pp", "dp", "tp", "gpu"])
-        return [Row(int(g.gpu), f"{g.host}  pp {g.pp} dp {g.dp} tp {g.tp}") for g in chosen.itertuples()]
+        return [Row(int(g.gpu), f"{g.host}  pp {g.pp} dp {g.dp} tp {g.tp}", g.host, int(g.pp))
+                for g in chosen.itertuples()]
     raise ValueError(f"rows must be pipeline or gpu, not '{mode}'")
 
 
@@ -208,3 +224,53 @@ def row_comm(trace, gpu):
     rows = trace[(trace.gpu == gpu) & (trace.track == "comm")].copy()
     rows["comm_class"] = [comm_class(k) for k in rows.kind]
     return rows
+
+
+# Chunks and directions (issue 12). Megatron's interleaved-1F1B figure tells a rank's model chunks apart by
+# shade, DualPipe's figure its two directions by colour; here the kind keeps its colour, a higher chunk is a
+# lighter shade of it and an `up` bar is hatched, so F, B and W stay recognisable at a glance.
+DIRECTIONS = {"", "down", "up"}
+LIGHTEST = 0.6  # the share of white mixed into the highest chunk's shade
+
+
+def chunk_count(trace):
+    """How many chunks the trace's ranks hold (1 for a trace without the column)."""
+    compute = trace[trace.track == "compute"]
+    return int(compute.chunk.max()) + 1 if len(compute) else 1
+
+
+def directions(trace):
+    """The directions present on compute rows, down before up: [] for every schedule but DualPipe(V)."""
+    present = set(trace[trace.track == "compute"].direction)
+    return [d for d in ("down", "up") if d in present]
+
+
+def chunk_colour(colour, chunk, chunks):
+    """`colour` (#rrggbb) mixed with white, evenly from none for chunk 0 to LIGHTEST for the last chunk."""
+    share = LIGHTEST * chunk / (chunks - 1) if chunks > 1 else 0.0
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * share):02x}" for c in rgb)
+
+
+def luminance(colour):
+    """The WCAG relative luminance of #rrggbb."""
+    def linear(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(int(colour[i:i + 2], 16)) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def text_colour(colour):
+    """Black on light bars, white on dark ones (the threshold keeps white on the default F, B and W)."""
+    return "black" if luminance(colour) > 0.3 else "white"
+
+
+def bar_labels(microbatch, chunk, chunks):
+    """The labels to try on a bar, longest first: the micro-batch with one prime per chunk above 0
+    (3, 3′, 3″, then 3·c3 from chunk 3 on), then the micro-batch alone for narrow bars, whose chunk the
+    shade still tells."""
+    if chunks == 1 or chunk == 0:
+        return [str(microbatch)]
+    mark = {1: "\u2032", 2: "\u2033"}.get(chunk, f"\u00b7c{chunk}")
+    return [f"{microbatch}{mark}", str(microbatch)]

@@ -10,6 +10,7 @@ at 10, the computation at 9, and each rank computes 6 of the 10 seconds.
 import json
 import pathlib
 import sys
+import tempfile
 import unittest
 
 import pandas as pd
@@ -136,6 +137,68 @@ class Intervals(unittest.TestCase):
         self.assertEqual(busy, [(0, 2), (3, 5)])
         self.assertEqual(trace_data.gaps(busy, 0, 7), [(2, 3), (5, 7)])
         self.assertEqual(trace_data.gaps([], 0, 7), [(0, 7)])
+
+
+class ChunksAndDirections(unittest.TestCase):
+    """data/interleaved-pp2 and data/dualpipe-pp4 are `pipegrid simulate --platform
+    tests/data/platforms/star-4gpu.xml` with `--schedule interleaved --chunks 2 --pp 2 --microbatches 4` and
+    `--schedule dualpipe --pp 4 --microbatches 8`, given the chunk and direction columns in the issue-12
+    format by hand."""
+
+    def test_a_trace_without_the_columns_is_one_chunk_no_direction(self):
+        trace = trace_data.read_trace(DATA / "two_rank_trace.csv")
+        self.assertEqual((trace_data.chunk_count(trace), trace_data.directions(trace)), (1, []))
+        self.assertEqual(set(trace.chunk), {0})
+
+    def test_interleaved_chunk_is_the_stage_over_p(self):
+        # Megatron's interleaved layout: stage s on rank s mod p, as that rank's chunk s / p.
+        trace = trace_data.read_trace(DATA / "interleaved-pp2" / "trace.csv")
+        compute = trace[trace.track == "compute"]
+        self.assertEqual(list(compute.pp), list(compute.stage % 2))
+        self.assertEqual(list(compute.chunk), list(compute.stage // 2))
+        self.assertEqual((trace_data.chunk_count(trace), trace_data.directions(trace)), (2, []))
+        self.assertEqual(set(trace[trace.track == "comm"].direction), {""})
+
+    def test_dualpipe_up_is_the_half_of_the_microbatches_entering_at_the_last_rank(self):
+        # DualPipe feeds micro-batches 0..m/2-1 in at rank 0 and m/2..m-1 in at rank p-1.
+        trace = trace_data.read_trace(DATA / "dualpipe-pp4" / "trace.csv")
+        forwards = trace[trace.kind == "F"]
+        self.assertEqual(list(forwards.direction == "up"), list(forwards.microbatch >= 4))
+        first = forwards.sort_values("start").drop_duplicates("microbatch")
+        self.assertEqual({int(m): int(r) for m, r in zip(first.microbatch, first.pp)},
+                         {0: 0, 1: 0, 2: 0, 3: 0, 4: 3, 5: 3, 6: 3, 7: 3})
+        self.assertEqual((trace_data.chunk_count(trace), trace_data.directions(trace)), (2, ["down", "up"]))
+
+    def test_a_higher_chunk_is_a_lighter_shade(self):
+        # #3b75af mixed with 60 % white: 59 + 0.6 × 196 = 176.6, 117 + 0.6 × 138 = 199.8, 175 + 0.6 × 80 = 223.
+        self.assertEqual(trace_data.chunk_colour("#3b75af", 0, 2), "#3b75af")
+        self.assertEqual(trace_data.chunk_colour("#3b75af", 1, 2), "#b1c8df")
+        self.assertEqual(trace_data.chunk_colour("#000000", 2, 3), "#999999")  # 0.6 × 255 = 153
+        self.assertEqual(trace_data.chunk_colour("#000000", 1, 5), "#262626")  # 0.15 × 255 = 38.25
+        self.assertEqual(trace_data.chunk_colour("#3b75af", 0, 1), "#3b75af")
+
+    def test_labels_stay_legible_on_every_shade(self):
+        self.assertEqual([trace_data.text_colour(c) for c in ("#3b75af", "#2e9e4f", "#8e6bbf")], ["white"] * 3)
+        self.assertEqual([trace_data.text_colour(c) for c in ("#98d68f", "#b8a23a", "#b1c8df")], ["black"] * 3)
+
+    def test_bar_labels_mark_the_chunk(self):
+        self.assertEqual(trace_data.bar_labels(3, 0, 1), ["3"])
+        self.assertEqual(trace_data.bar_labels(3, 0, 2), ["3"])
+        self.assertEqual(trace_data.bar_labels(3, 1, 2), ["3\u2032", "3"])
+        self.assertEqual(trace_data.bar_labels(3, 2, 3), ["3\u2033", "3"])
+        self.assertEqual(trace_data.bar_labels(12, 3, 4), ["12\u00b7c3", "12"])
+
+    def test_bad_columns_and_directions_are_errors(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "trace.csv"
+            lines = (DATA / "interleaved-pp2" / "trace.csv").read_text().splitlines()
+            path.write_text("\n".join(lines[:2] + [lines[2].rsplit(",", 1)[0] + ",left"]) + "\n")
+            with self.assertRaisesRegex(ValueError, "direction must be down, up or empty, not 'left'"):
+                trace_data.read_trace(path)
+            path.write_text(lines[0].rsplit(",", 1)[0] + "\n")
+            with self.assertRaisesRegex(ValueError, "expected the columns gpu,host,node,tp,dp,pp,track,kind,stage,"
+                                        "microbatch,peer,bytes,start,end\\[,chunk,direction\\], got "):
+                trace_data.read_trace(path)
 
 
 if __name__ == "__main__":
