@@ -10,7 +10,9 @@ import pathlib
 import pandas as pd
 
 TRACE_COLUMNS = ["gpu", "host", "node", "tp", "dp", "pp", "track", "kind", "stage", "microbatch", "peer",
-                 "bytes", "start", "end"]
+                 "bytes", "start", "end", "chunk", "direction"]
+# Traces written before chunk and direction were added: read with both columns empty.
+OLD_TRACE_COLUMNS = TRACE_COLUMNS[:-2]
 
 # Compute kinds (README, "pipegrid simulate"): the four actions, then the MoE phases of a chunk, which
 # are parts of an F or a backward and drawn as such. A backward's phases stand for a B or an I alike
@@ -50,7 +52,10 @@ def comm_class(kind):
 
 
 def read_trace(path):
-    trace = pd.read_csv(path, dtype={"host": str, "peer": str, "track": str, "kind": str})
+    trace = pd.read_csv(path, dtype={"host": str, "peer": str, "track": str, "kind": str, "direction": str})
+    if list(trace.columns) == OLD_TRACE_COLUMNS:
+        trace["chunk"] = float("nan")
+        trace["direction"] = float("nan")
     if list(trace.columns) != TRACE_COLUMNS:
         raise ValueError(f"{path}: expected the columns {','.join(TRACE_COLUMNS)}, got {','.join(trace.columns)}")
     return trace
