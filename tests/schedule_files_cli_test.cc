@@ -286,7 +286,10 @@ TEST(ScheduleFiles, HeadToHeadSendsDeadlockUnderRendezvousWithTheirCycle) {
   EXPECT_EQ(simulated.err,
             "deadlock at 2 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1F0\n"
             "  gpu0 (tp 0, dp 0, pp 0) is blocked at [0SEND_F1]\n"
-            "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_F0]\n");
+            "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_F0]\n"
+            "fix: both sides send first and a rendezvous send waits for a receive posted later; make sends asynchronous "
+            "(--p2p async), post each send with the receive it meets in one batch (batch_isend_irecv: --comm-plan "
+            "megatron), or have odd ranks receive first\n");
 }
 
 TEST(ScheduleFiles, HeadToHeadSendsRunUnderAsyncAsTheOriginal) {

@@ -185,7 +185,8 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   // 1F1B with 8 micro-batches on 4 ranks: 64 computations per GPU, 2 transfers per micro-batch per
   // inner boundary (3 boundaries) per (tp, dp) pipeline: 16 × 64 + 4 × 3 × 8 × 2 rows and a header.
   const std::string trace = read_file(out + "/trace.csv");
-  EXPECT_TRUE(trace.starts_with("gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end\n"));
+  EXPECT_TRUE(
+      trace.starts_with("gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end,chunk,direction\n"));
   const auto rows = std::count(trace.begin(), trace.end(), '\n') - 1;
   EXPECT_EQ(rows, 16 * 16 + 4 * 3 * 8 * 2 + /*tp all-reduce*/ 16 * 16 + /*dp: rank 0's buckets, one stage each else*/
                       4 * 54 + 12 + /*embedding*/ 8 + /*optimizer*/ 16);
@@ -221,11 +222,59 @@ TEST(SimulateCli, BlockingCallsDeadlock1F1BWithExitCode3) {
             "deadlock at 4.002 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1B0\n"
             "  gpu0 (tp 0, dp 0, pp 0) is blocked at [0SEND_F1]\n"
             "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_B0]\n"
+            "fix: both sides send first and a rendezvous send waits for a receive posted later; make sends asynchronous "
+            "(--p2p async), post each send with the receive it meets in one batch (batch_isend_irecv: --comm-plan "
+            "megatron), or have odd ranks receive first\n"
             "wrote " + out + "/deadlock.json\n");
   const auto deadlock = nlohmann::json::parse(read_file(out + "/deadlock.json"));
   EXPECT_EQ(deadlock["cycle"].size(), 2u);
   EXPECT_EQ(deadlock["cycle"][0]["waiting_to"], "send");
   EXPECT_EQ(deadlock["cycle"][0]["peer"], "gpu1");
+}
+
+// A small model with tied embeddings (a vocabulary, p = 2) on the 4-GPU star, gradients after the
+// step: gpu0 = (pp 0, dp 0), gpu1 = (pp 0, dp 1), gpu2 = (pp 1, dp 0), gpu3 = (pp 1, dp 1).
+const std::string kTiedModel = "simulate --platform " + kStar +
+                               " --schedule 1f1b --pp 2 --dp 2 --microbatches 2 --layers 2 --hidden 256 --heads 4 "
+                               "--seq 128 --vocab 1024 --compute-efficiency 0.5 --grad-overlap off --grad-sync-order ";
+
+TEST(SimulateCli, CrossedGradientSyncOrdersDeadlockInACycleOfCollectives) {
+  // Embeddings first on gpu0 and gpu3 (pp + dp even), data-parallel first on gpu1 and gpu2: each
+  // waits inside its first collective for a member that is inside its own first
+  // (tests/exec/grad_sync_order_test.cc times the same cycle by hand).
+  const std::string out = temp_dir("crossed");
+  const auto r = run_pipegrid(kTiedModel + "crossed --out " + out);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  const std::string chain =
+      "gpu0 waits for gpu2 to enter the embedding all-reduce, which waits for gpu3 to enter the data-parallel "
+      "all-reduce, which waits for gpu1 to enter the embedding all-reduce, which waits for gpu0 to enter the "
+      "data-parallel all-reduce";
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("deadlock at [0-9.]+ s: " + chain + "\n"
+                        "  gpu0 \\(tp 0, dp 0, pp 0\\) is blocked at embedding-allreduce\n"
+                        "  gpu2 \\(tp 0, dp 0, pp 1\\) is blocked at dp-allreduce\n"
+                        "  gpu3 \\(tp 0, dp 1, pp 1\\) is blocked at embedding-allreduce\n"
+                        "  gpu1 \\(tp 0, dp 1, pp 0\\) is blocked at dp-allreduce\n"
+                        "fix: ranks entered their collectives in different orders; [^\n]*; here: --grad-sync-order "
+                        "megatron\n"
+                        "wrote [^\n]*/deadlock.json\n")))
+      << r.err;
+  const auto deadlock = nlohmann::json::parse(read_file(out + "/deadlock.json"));
+  EXPECT_EQ(deadlock["engine"], "executor");
+  EXPECT_EQ(deadlock["chain"], chain);
+  EXPECT_EQ(deadlock["hint"]["shape"], "collective-order");
+  EXPECT_EQ(deadlock["cycle"].size(), 4u);
+}
+
+TEST(SimulateCli, GradientSyncOrdersWithoutACycleComplete) {
+  for (const char* order : {"megatron", "embedding-first", "by-stage"}) {
+    const auto r = run_pipegrid(kTiedModel + order + " --format json");
+    EXPECT_EQ(r.exit_code, 0) << order << "\n" << r.err;
+    if (r.exit_code == 0) {
+      EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"]["options"]["grad_sync_order"], order);
+    }
+  }
 }
 
 TEST(SimulateCli, RendezvousUnderMegatronsPlanAndAsyncFinish) {

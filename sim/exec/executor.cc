@@ -69,7 +69,7 @@ SimulationResult simulate(const SimulationInput& input) {
   for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
 
   TraceWriter trace(input.out_dir, traced_gpus(input, placement),
-                    input.out_dir.empty() ? TraceScope::Off : input.trace);
+                    input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule));
   Job* job_ptr = nullptr;
   Network network(hosts);
   if (input.rails) {

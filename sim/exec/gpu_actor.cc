@@ -123,7 +123,7 @@ class GpuRun {
   // and passes its own on.
   void optimizer() {
     const int p = job_.schedule.ranks;
-    const double start = sg4::Engine::get_clock();
+    const double start = waiting();
     if (job_.options.optimizer_sync == OptimizerSync::AllReduce) {
       const int group = job_.options.sync_whole_job ? 0 : at_.dp;
       const int members = job_.options.sync_whole_job ? job_.placement.num_gpus() : job_.placement.sizes().tp * p;
@@ -150,7 +150,7 @@ class GpuRun {
   void validate_previous_step() {
     const int p = job_.schedule.ranks;
     if (job_.options.optimizer_sync != OptimizerSync::PostValidation || p < 2) return;
-    const double start = sg4::Engine::get_clock();
+    const double start = waiting();
     if (at_.pp + 1 < p) validation_message(at_.pp + 1, true, /*send=*/false);
     if (at_.pp > 0) validation_message(at_.pp - 1, true, /*send=*/true);
     account_.sync_wait += sg4::Engine::get_clock() - start;
@@ -170,6 +170,9 @@ class GpuRun {
       job_.transfers.wait(key, /*as_sender=*/false);
     }
   }
+
+  // The compute begins a wait that may block: a deadlock report says since when (GpuAccount).
+  double waiting() { return account_.blocked_since = sg4::Engine::get_clock(); }
 
   int gpu_of_rank(int rank) const { return job_.placement.gpu({at_.tp, at_.dp, rank}); }
 
@@ -217,7 +220,7 @@ class GpuRun {
     }
     if (waits.empty()) return;
     account_.comm_batch = index;
-    const double begin = sg4::Engine::get_clock();
+    const double begin = waiting();
     std::vector<FlowSpan> spans;
     for (const auto& [key, as_sender] : waits) spans.push_back(transfers.wait(key, as_sender));
     account_.p2p_exposed += covered(begin, sg4::Engine::get_clock(), spans);
@@ -233,14 +236,14 @@ class GpuRun {
       if (it == unwaited_receives_.end()) continue;
       const MessageKey key = it->second;
       unwaited_receives_.erase(it);
-      const double from = sg4::Engine::get_clock();
+      const double from = waiting();
       account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {job_.transfers.wait(key, false)});
     }
   }
 
   void wait_late_sends() {
     for (const MessageKey& key : late_sends_) {
-      const double from = sg4::Engine::get_clock();
+      const double from = waiting();
       account_.p2p_exposed += covered(from, sg4::Engine::get_clock(), {job_.transfers.wait(key, true)});
     }
     late_sends_.clear();
@@ -329,7 +332,7 @@ class GpuRun {
     const std::vector<int> group = tp_group();
     for (int k = 0; k < allreduces; ++k) {
       execute(op, flops / allreduces);
-      const double start = sg4::Engine::get_clock();
+      const double start = waiting();
       ring_allreduce_flows(job_.transfers, group, at_.tp, bytes, FlowKind::TensorAllReduce,
                            [](std::uint64_t context, std::uint64_t step) {
                              return tensor_tag(context >> 14, context & 0x3FFF, step);
@@ -364,12 +367,14 @@ class GpuRun {
       // space apart (packed into the context argument the ring passes back).
       const std::uint64_t packed =
           (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(training_step), r.context);
+      job_.collectives.enter(gpu_, {packed, r.kind, r.group, r.member});
       ring_allreduce_flows(job_.transfers, r.group, r.member, r.bytes, r.flow_kind,
                            [](std::uint64_t packed_context, std::uint64_t step) {
                              return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
                                                  packed_context & ((std::uint64_t{1} << 40) - 1));
                            },
                            packed, r.phases);
+      job_.collectives.leave(gpu_, packed);
       job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
     });
     return {r.stream, number};
@@ -399,7 +404,7 @@ class GpuRun {
 
   // Waits for the parameter all-gathers of `stage` (-1: all of them), or only for its first.
   void wait_for_gathers(int stage, bool first_only = false) {
-    const double start = sg4::Engine::get_clock();
+    const double start = waiting();
     bool waited = false;
     std::erase_if(gathers_, [&](const PendingGather& g) {
       if ((stage >= 0 && g.stage != stage) || (first_only && waited)) return false;
@@ -416,10 +421,11 @@ class GpuRun {
   // After the last op: what is left of the plan (reductions after the step), then the wait for every
   // stream — the gradients must be reduced before the optimizer.
   void finish_gradients() {
-    const double start = sg4::Engine::get_clock();
+    const double start = waiting();
     while (next_reduction_ < reductions_.size() && !reductions_[next_reduction_].after_grad_sync)
       launch(reductions_[next_reduction_++]);
     for (auto& stream : streams_) stream->wait_all();
+    waiting();
     while (next_reduction_ < reductions_.size()) launch(reductions_[next_reduction_++]);
     for (auto& stream : streams_) stream->wait_all();
     // As flows, the wait is exposed while the GPU's gradient flows were on the wire (waiting for a

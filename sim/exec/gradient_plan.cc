@@ -23,6 +23,16 @@ std::size_t last_backward(const std::vector<Op>& program, int stage) {
 
 }  // namespace
 
+bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank) {
+  switch (order) {
+    case GradSyncOrder::Megatron: return false;
+    case GradSyncOrder::EmbeddingFirst: return true;
+    case GradSyncOrder::ByStage: return at.pp == first_rank;
+    case GradSyncOrder::Crossed: return (at.pp + at.dp) % 2 == 0;
+  }
+  return false;
+}
+
 std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu) {
   const Schedule& s = job.schedule;
   const GpuCoordinates at = job.placement.coordinates(gpu);
@@ -115,12 +125,22 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
                       at.dp / ep, expert_bytes, end, 1, stream({-1'000'000})});
   }
   const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
-  if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0)
+  if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0) {
+    const bool embedding_first = embedding_goes_first(job.options.grad_sync_order, at, first);
     plan.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
                     {job.placement.gpu({at.tp, at.dp, first}), job.placement.gpu({at.tp, at.dp, last})},
-                    at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), true});
+                    at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), !embedding_first});
+    // The other way round, what is left of the data-parallel reduction at the step's end waits for
+    // the embeddings (the buckets the backward already issued are on their way whatever the order).
+    if (embedding_first)
+      for (GradientReduction& r : plan)
+        if (r.position == end && r.flow_kind == FlowKind::DataAllReduce) r.after_grad_sync = true;
+  }
+  // Launch order: by readiness; at the step's end, what goes before the wait for the streams first.
   std::stable_sort(plan.begin(), plan.end(), [](const GradientReduction& a, const GradientReduction& b) {
-    return a.position != b.position ? a.position < b.position : a.fraction < b.fraction;
+    if (a.position != b.position) return a.position < b.position;
+    if (a.fraction != b.fraction) return a.fraction < b.fraction;
+    return !a.after_grad_sync && b.after_grad_sync;
   });
   return plan;
 }

@@ -10,11 +10,23 @@
 
 #include "sim/exec/collectives.h"
 #include "sim/exec/network.h"
+#include "sim/exec/placement.h"
 #include "sim/exec/tags.h"
 
 namespace pipegrid::sim {
 
 struct Job;
+
+/// The order in which a GPU issues its step-end gradient collectives, each waited for before the next
+/// (plan_gradient_reductions). Megatron's finalize_model_grads (megatron/core/distributed/finalize_model_grads.py)
+/// runs finish_grad_sync — the data-parallel reduction — then _allreduce_embedding_grads on every rank;
+/// the others exist to show what a different order does.
+enum class GradSyncOrder {
+  Megatron,        // data-parallel, then the tied embeddings, on every GPU
+  EmbeddingFirst,  // the tied embeddings first on every GPU: another global order
+  ByStage,         // the first stage's embeddings first, the last stage's data-parallel first: no cycle
+  Crossed,         // embeddings first where pp + dp is even: a cycle of waits with pp 2, dp 2
+};
 
 /// One collective over a ring of GPUs: a bucket of data-parallel gradients, the tied embeddings, …
 struct GradientReduction {
@@ -43,6 +55,10 @@ struct GradientReduction {
   int stage = -1;
 };
 
+/// Whether the GPU at `at` all-reduces its tied embeddings before its data-parallel gradients at the
+/// step's end (`first_rank`: the pipeline rank of the first stage).
+bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank);
+
 /// The reductions of `gpu`'s gradients in launch order (by position, then fraction):
 ///  - data-parallel: for each virtual stage, its gradients round the ring of the GPUs that hold its
 ///    model stage — the data-parallel replicas, and for DualPipe both copies of the stage with theirs,
@@ -54,7 +70,12 @@ struct GradientReduction {
 ///    backward, in the backward's order (last layers first). With overlap off, one all-reduce of all
 ///    the rank's gradients per ring after its last op.
 ///  - after the step: the routed experts' gradients (over the replicas holding the same experts), then
-///    the tied embeddings between the first and the last stage, in finalize_model_grads' order.
+///    the tied embeddings between the first and the last stage, in finalize_model_grads' order. The
+///    GPU issues the step-end collectives of one phase, waits for every one of its streams, then
+///    issues the next phase's (after_grad_sync), so a GPU stuck in its first never enters its second,
+///    as a rank's NCCL collectives on one stream run in issue order. --grad-sync-order may put the
+///    embeddings first: then the data-parallel reductions issued at the step's end (all of them
+///    with --grad-overlap off) wait for them; buckets the backward has issued are not held back.
 std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu);
 
 }  // namespace pipegrid::sim

@@ -31,6 +31,7 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
       trace(trace_),
       results(schedule_.num_stages(), schedule_.microbatches),
       accounts(placement_.num_gpus()),
+      collectives(placement_.num_gpus()),
       collective_spans(2 * static_cast<std::size_t>(placement_.num_gpus())),
       backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B) {
   network.on_flow_end([this](const FlowInfo& flow, double start, double end) {

@@ -10,7 +10,9 @@
 #include "schedules/p2p_mode.h"
 #include "schedules/results.h"
 #include "schedules/schedule.h"
+#include "sim/exec/collective_book.h"
 #include "sim/exec/collectives.h"
+#include "sim/exec/gradient_plan.h"
 #include "sim/exec/job_costs.h"
 #include "sim/exec/network.h"
 #include "sim/exec/optimizer_step.h"
@@ -27,6 +29,7 @@ struct ExecOptions {
   /// every gradient after the step; the bucket size in bytes (gradient_plan.h says where it applies).
   bool grad_overlap = true;
   double grad_bucket_bytes = 0;
+  GradSyncOrder grad_sync_order = GradSyncOrder::Megatron;
   /// Training steps back to back, each ending with the optimizer (optimizer_step.h).
   int steps = 1;
   OptimizerSync optimizer_sync = OptimizerSync::AllReduce;
@@ -65,6 +68,7 @@ struct GpuAccount {
   double finish = 0;
   bool finished = false;
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report
+  double blocked_since = 0;  // when the GPU's compute last began to wait (for a message, a stream, the check)
   std::optional<std::size_t> comm_batch;  // the comm batch it waits at, if it does
   std::vector<double> step_ends;          // when each training step's optimizer update ended
   double sync_wait = 0;  // waiting for the optimizer's check (the barrier, or post-validation's chain): idle
@@ -84,6 +88,7 @@ struct Job {
   ResultIndex results;
   std::vector<GpuAccount> accounts;
   StepBarrier step_barrier;  // the optimizer's all-reduce check
+  CollectiveBook collectives;  // who entered which gradient collective, for a deadlock report
   /// Per GPU: when the flows of its collectives (sent or received) were on the wire, since the GPU last
   /// took them — what makes a wait for a collective exposed communication rather than idle time.
   /// Kept as their union, per GPU and for its tensor-parallel flows ([2g + 1]) apart from its gradient

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "common/number_format.h"
-
 namespace pipegrid::sim {
 
 namespace {
@@ -27,9 +25,35 @@ std::string what(const Job& job, const FlowInfo& flow) {
   return "?";
 }
 
-std::string wait_text(const Job& job, const RuntimeWait& w) {
-  return fmt::format("waits for {} to {} {}", host(job, w.on.peer_gpu), w.on.sending ? "receive" : "send",
-                     what(job, w.on.flow));
+// The awaited message as one word, for deadlock.json and the wait-for graph's labels.
+std::string action_of(const Job& job, const FlowInfo& flow) {
+  switch (flow.kind) {
+    case FlowKind::PipelineP2p: return what(job, flow);
+    case FlowKind::TensorAllReduce: return "tp-allreduce";
+    case FlowKind::DataAllReduce: return "dp-allreduce";
+    case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
+    case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
+    case FlowKind::ExpertAllToAll: return "all-to-all";
+    case FlowKind::OptimizerCheck: return "optimizer-check";
+  }
+  return "?";
+}
+
+// A gradient collective in words (gradient_plan.h names them as the trace does).
+std::string collective_name(std::string_view kind) {
+  if (kind == "dp-allreduce") return "the data-parallel all-reduce";
+  if (kind == "dp-reduce-scatter") return "the data-parallel reduce-scatter";
+  if (kind == "dp-all-gather") return "the parameter all-gather";
+  if (kind == "expert-dp-allreduce") return "the experts' data-parallel all-reduce";
+  if (kind == "embedding-allreduce") return "the embedding all-reduce";
+  return fmt::format("the {}", kind);
+}
+
+RuntimeEdge message_edge(const Job& job, const BlockedOn& on) {
+  // A rendezvous sender waits for its peer's receive; a receiver for its peer's send.
+  return {on.peer_gpu, on.sending ? WaitKind::PeerReceive : WaitKind::PeerSend, action_of(job, on.flow),
+          fmt::format("waits for {} to {} {}", host(job, on.peer_gpu), on.sending ? "receive" : "send",
+                      what(job, on.flow))};
 }
 
 std::string op_at(const Job& job, const RuntimeWait& w) {
@@ -39,78 +63,104 @@ std::string op_at(const Job& job, const RuntimeWait& w) {
   return w.position < program.size() ? to_string(program[w.position]) : "the end of its step";
 }
 
+// What the GPU waits for: its compute's message first (where the GPU itself is stuck), then the
+// members that never entered a collective it is inside (NCCL's collective completes on no member
+// before every member has entered it), else a comm stream's message.
+std::vector<RuntimeEdge> edges_of(const Job& job, int gpu, std::string& blocked_at) {
+  std::vector<RuntimeEdge> edges;
+  if (const BlockedOn& on = job.transfers.compute_blocked_on(gpu); on.blocked) edges.push_back(message_edge(job, on));
+  for (const OpenCollective& c : job.collectives.open(gpu))
+    for (int member : job.collectives.missing(c)) {
+      if (edges.empty()) blocked_at = c.kind;
+      edges.push_back({member, WaitKind::Collective, std::string(c.kind),
+                       fmt::format("waits for {} to enter {}", host(job, member), collective_name(c.kind))});
+    }
+  if (const BlockedOn& on = job.transfers.blocked_on(gpu); edges.empty() && on.blocked)
+    edges.push_back(message_edge(job, on));
+  return edges;
+}
+
 }  // namespace
 
 std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time) {
   RuntimeDeadlock deadlock;
   deadlock.time = time;
-  std::map<int, const RuntimeWait*> by_gpu;
-  for (int gpu = 0; gpu < static_cast<int>(job.accounts.size()); ++gpu)
-    if (!job.accounts[gpu].finished)
-      deadlock.blocked.push_back(
-          {gpu, job.accounts[gpu].position, job.accounts[gpu].comm_batch, job.transfers.blocked_on(gpu)});
-  if (deadlock.blocked.empty()) return std::nullopt;
-  for (const RuntimeWait& w : deadlock.blocked)
-    if (w.on.blocked) by_gpu[w.gpu] = &w;
-  // Every GPU that did not finish waits for one peer: follow the waits until one repeats.
-  std::vector<int> path;
-  std::map<int, std::size_t> seen;
-  int gpu = by_gpu.empty() ? -1 : by_gpu.begin()->first;
-  while (gpu >= 0 && !seen.contains(gpu) && by_gpu.contains(gpu)) {
-    seen[gpu] = path.size();
-    path.push_back(gpu);
-    gpu = by_gpu[gpu]->on.peer_gpu;
+  std::map<int, std::size_t> index;  // blocked GPU → its place in `blocked`
+  for (int gpu = 0; gpu < static_cast<int>(job.accounts.size()); ++gpu) {
+    const GpuAccount& account = job.accounts[gpu];
+    if (account.finished) continue;
+    RuntimeWait w{gpu, account.position, account.comm_batch, job.transfers.blocked_on(gpu), account.blocked_since,
+                  {}, "", ""};
+    w.blocked_at = op_at(job, w);
+    w.edges = edges_of(job, gpu, w.blocked_at);
+    w.message = what(job, w.on.flow);
+    index[gpu] = deadlock.blocked.size();
+    deadlock.blocked.push_back(std::move(w));
   }
-  if (gpu >= 0 && seen.contains(gpu)) {
-    std::vector<int> ring(path.begin() + static_cast<std::ptrdiff_t>(seen[gpu]), path.end());
-    std::rotate(ring.begin(), std::min_element(ring.begin(), ring.end()), ring.end());
-    for (int g : ring) deadlock.cycle.push_back(*by_gpu[g]);
+  if (deadlock.blocked.empty()) return std::nullopt;
+  const auto wait_of = [&](int gpu) -> const RuntimeWait& { return deadlock.blocked[index.at(gpu)]; };
+
+  // A depth-first search over the waits, from the lowest GPU and each wait's first edge first: the
+  // first wait that leads back to a GPU on the current path closes the cycle.
+  std::vector<int> state(job.accounts.size(), 0);  // 0 unseen, 1 on the path, 2 done
+  std::vector<std::pair<int, std::size_t>> path;     // GPU, next edge to try
+  std::vector<int> ring, ring_edges;
+  for (const auto& [start, unused] : index) {
+    if (!ring.empty()) break;
+    if (state[start] != 0) continue;
+    path.push_back({start, 0});
+    state[start] = 1;
+    while (!path.empty() && ring.empty()) {
+      auto& [gpu, next] = path.back();
+      const std::vector<RuntimeEdge>& edges = wait_of(gpu).edges;
+      if (next == edges.size()) {
+        state[gpu] = 2;
+        path.pop_back();
+        continue;
+      }
+      const int to = edges[next++].to_gpu;
+      if (!index.contains(to)) continue;
+      if (state[to] == 1) {
+        auto from = std::find_if(path.begin(), path.end(), [&](const auto& p) { return p.first == to; });
+        for (; from != path.end(); ++from) {
+          ring.push_back(from->first);
+          ring_edges.push_back(static_cast<int>(from->second) - 1);
+        }
+      } else if (state[to] == 0) {
+        state[to] = 1;
+        path.push_back({to, 0});
+      }
+    }
+    path.clear();
+  }
+  if (!ring.empty()) {
+    const auto lowest = std::min_element(ring.begin(), ring.end()) - ring.begin();
+    std::rotate(ring.begin(), ring.begin() + lowest, ring.end());
+    std::rotate(ring_edges.begin(), ring_edges.begin() + lowest, ring_edges.end());
+    for (int g : ring) deadlock.cycle.push_back(wait_of(g));
+    deadlock.cycle_edge = ring_edges;
+    return deadlock;
+  }
+  // No cycle: follow the first waits from the lowest GPU that waits; ending at a GPU that finished
+  // its step, they are an open chain (it will never send what is awaited).
+  for (const RuntimeWait& w : deadlock.blocked) {
+    if (w.edges.empty()) continue;
+    std::vector<bool> seen(job.accounts.size(), false);
+    int gpu = w.gpu;
+    while (index.contains(gpu) && !seen[gpu] && !wait_of(gpu).edges.empty()) {
+      seen[gpu] = true;
+      deadlock.cycle.push_back(wait_of(gpu));
+      deadlock.cycle_edge.push_back(0);
+      gpu = wait_of(gpu).edges.front().to_gpu;
+    }
+    deadlock.open = gpu >= 0 && job.accounts[gpu].finished;
+    if (!deadlock.open) {
+      deadlock.cycle.clear();
+      deadlock.cycle_edge.clear();
+    }
+    break;
   }
   return deadlock;
-}
-
-std::string RuntimeDeadlock::report(const Job& job) const {
-  std::string text = fmt::format("deadlock at {} s:", format_number(time));
-  if (cycle.empty()) {
-    // Blocked without a message to wait for: on a comm stream's collective or the optimizer's check,
-    // whose waits are not messages. Where the first few are says which.
-    text += fmt::format(" {} GPUs blocked, no cycle of waits between messages found", blocked.size());
-    for (std::size_t i = 0; i < blocked.size() && i < 4; ++i) {
-      const RuntimeWait& w = blocked[i];
-      const GpuCoordinates& c = job.placement.coordinates(w.gpu);
-      text += fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}{}", host(job, w.gpu), c.tp, c.dp, c.pp,
-                          op_at(job, w), w.on.blocked ? ", " + wait_text(job, w) : "");
-    }
-    return text;
-  }
-  for (std::size_t i = 0; i < cycle.size(); ++i)
-    text += fmt::format("{} {}", i == 0 ? fmt::format(" {}", host(job, cycle[i].gpu)) : ", which", wait_text(job, cycle[i]));
-  for (const RuntimeWait& w : cycle) {
-    const GpuCoordinates& c = job.placement.coordinates(w.gpu);
-    text += fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}", host(job, w.gpu), c.tp, c.dp, c.pp,
-                        op_at(job, w));
-  }
-  if (blocked.size() > cycle.size()) text += fmt::format("\n  ({} GPUs blocked in all)", blocked.size());
-  return text;
-}
-
-nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
-  const auto entry = [&](const RuntimeWait& w) {
-    const GpuCoordinates& c = job.placement.coordinates(w.gpu);
-    return nlohmann::json{{"gpu", host(job, w.gpu)},
-                          {"tp", c.tp},
-                          {"dp", c.dp},
-                          {"pp", c.pp},
-                          {"position", w.position},
-                          {"blocked_at", op_at(job, w)},
-                          {"waiting_to", w.on.sending ? "send" : "receive"},
-                          {"message", what(job, w.on.flow)},
-                          {"peer", w.on.peer_gpu >= 0 ? host(job, w.on.peer_gpu) : ""}};
-  };
-  nlohmann::json json{{"time", time}, {"cycle", nlohmann::json::array()}, {"blocked", nlohmann::json::array()}};
-  for (const RuntimeWait& w : cycle) json["cycle"].push_back(entry(w));
-  for (const RuntimeWait& w : blocked) json["blocked"].push_back(entry(w));
-  return json;
 }
 
 }  // namespace pipegrid::sim

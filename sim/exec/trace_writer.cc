@@ -19,8 +19,19 @@ int thread_id(const TracedGpu& gpu, Track track) { return 2 * gpu.local + (track
 
 }  // namespace
 
-TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope)
-    : gpus_(std::move(gpus)), scope_(scope) {
+StageLabels stage_labels(const Schedule& schedule) {
+  StageLabels labels;
+  std::vector<int> seen_on_rank(schedule.ranks, 0);
+  const bool directions = schedule.name == "dualpipe" || schedule.name == "dualpipev";
+  for (int stage = 0; stage < schedule.num_stages(); ++stage) {
+    labels.chunk.push_back(seen_on_rank[schedule.rank_of(stage)]++);
+    labels.direction.push_back(!directions ? "" : stage < schedule.ranks ? "down" : "up");
+  }
+  return labels;
+}
+
+TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels)
+    : gpus_(std::move(gpus)), labels_(std::move(labels)), scope_(scope) {
   if (scope_ == TraceScope::Off) return;
   csv_ = open_for_writing(dir + "/trace.csv");
   json_ = open_for_writing(dir + "/trace.json");
@@ -63,17 +74,22 @@ void TraceWriter::write(const TraceEvent& e) {
   const TracedGpu& gpu = gpus_[e.gpu];
   const char* track = e.track == Track::Compute ? "compute" : "comm";
   const std::string peer = e.peer >= 0 ? gpus_[e.peer].host : "";
+  // A compute row's chunk and direction; none on communication rows.
+  const bool labelled = e.track == Track::Compute && e.stage >= 0 && e.stage < static_cast<int>(labels_.chunk.size());
+  const std::string chunk = labelled ? std::to_string(labels_.chunk[e.stage]) : "";
+  const std::string_view direction = labelled ? std::string_view(labels_.direction[e.stage]) : "";
   if (sender_kept)
-    fmt::print(csv_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.gpu, gpu.host, gpu.node, gpu.coordinates.tp,
+    fmt::print(csv_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.gpu, gpu.host, gpu.node, gpu.coordinates.tp,
                gpu.coordinates.dp, gpu.coordinates.pp, track, e.kind, e.stage, e.microbatch, peer, e.bytes, e.start,
-               e.end);
+               e.end, chunk, direction);
   if (e.peer < 0) {
     // Actions read as in the schedule notation (3F2); phases and collectives by kind, with the action.
     std::string name(e.kind);
     if (e.stage >= 0)
       name = e.kind.size() == 1 ? fmt::format("{}{}{}", e.stage, e.kind, e.microbatch)
                                 : fmt::format("{} (stage {}, micro-batch {})", e.kind, e.stage, e.microbatch);
-    write_json(e.gpu, e.track, name, e.start, e.end);
+    write_json(e.gpu, e.track, name, e.start, e.end,
+               labelled ? fmt::format(", \"args\": {{\"chunk\": {}, \"direction\": \"{}\"}}", chunk, direction) : "");
     return;
   }
   const std::string result = fmt::format("{}{}{}", e.stage, e.action, e.microbatch);
@@ -81,11 +97,12 @@ void TraceWriter::write(const TraceEvent& e) {
   if (receiver_kept) write_json(e.peer, Track::Comm, fmt::format("recv {} from {}", result, gpu.host), e.start, e.end);
 }
 
-void TraceWriter::write_json(int gpu_index, Track track, const std::string& name, double start, double end) {
+void TraceWriter::write_json(int gpu_index, Track track, const std::string& name, double start, double end,
+                             const std::string& args) {
   const TracedGpu& gpu = gpus_[gpu_index];
-  fmt::print(json_, ",\n{{\"ph\": \"X\", \"name\": \"{}\", \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}}}",
+  fmt::print(json_, ",\n{{\"ph\": \"X\", \"name\": \"{}\", \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}{}}}",
              name, track == Track::Compute ? "compute" : "comm", gpu.node, thread_id(gpu, track), start * 1e6,
-             (end - start) * 1e6);
+             (end - start) * 1e6, args);
 }
 
 void TraceWriter::close() {

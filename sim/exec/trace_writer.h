@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "schedules/schedule.h"
 #include "sim/exec/placement.h"
 
 namespace pipegrid::sim {
@@ -31,8 +32,19 @@ struct TraceEvent {
 };
 
 /// The columns of trace.csv, in order (README documents them).
-inline constexpr std::array<std::string_view, 14> kTraceColumns = {
-    "gpu", "host", "node", "tp", "dp", "pp", "track", "kind", "stage", "microbatch", "peer", "bytes", "start", "end"};
+inline constexpr std::array<std::string_view, 16> kTraceColumns = {
+    "gpu",   "host",       "node", "tp",    "dp",  "pp",    "track", "kind",
+    "stage", "microbatch", "peer", "bytes", "start", "end", "chunk", "direction"};
+
+/// Per virtual stage, what trace.csv's last two columns say of its compute rows: its chunk (its index
+/// among its rank's stages, in stage order: interleaved stage s is chunk s / p, a V's down leg 0 and
+/// up leg 1) and, for DualPipe and DualPipeV only, its direction: down for the stages a micro-batch
+/// meets first from rank 0 (0 … p − 1), up for the others; empty otherwise.
+struct StageLabels {
+  std::vector<int> chunk;
+  std::vector<std::string> direction;
+};
+StageLabels stage_labels(const Schedule& schedule);
 
 /// Which GPUs a trace keeps: all, or one per pipeline rank (TP rank 0 of DP replica 0) — the
 /// pipeline picture at a size Perfetto opens — or none.
@@ -48,7 +60,7 @@ struct TracedGpu {
 class TraceWriter {
  public:
   /// Opens DIR/trace.csv and DIR/trace.json; throws InputError when they cannot be created.
-  TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope);
+  TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels = {});
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -60,8 +72,10 @@ class TraceWriter {
 
  private:
   bool keeps(int gpu) const;
-  void write_json(int gpu, Track track, const std::string& name, double start, double end);
+  void write_json(int gpu, Track track, const std::string& name, double start, double end,
+                  const std::string& args = "");
   std::vector<TracedGpu> gpus_;
+  StageLabels labels_;
   TraceScope scope_;
   std::FILE* csv_ = nullptr;
   std::FILE* json_ = nullptr;

@@ -68,6 +68,8 @@ class Transfers {
   /// What the GPU is blocked on: its compute stream's wait if it waits on a message, else the first
   /// of its comm streams that does.
   const BlockedOn& blocked_on(int gpu) const;
+  /// What the GPU's compute stream alone is blocked on (not blocked while it waits for a comm stream).
+  const BlockedOn& compute_blocked_on(int gpu) const { return waiters_[gpu].front().blocked; }
   /// The calling actor waits as one of the GPU's comm streams (comm_stream.h) rather than as its
   /// compute stream: each stream of a GPU has its own waiter.
   void register_comm_stream(int gpu);

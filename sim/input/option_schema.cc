@@ -224,6 +224,11 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "on",
        .help = "reduce gradient buckets as the backward produces them (Megatron's --overlap-grad-reduce), or after "
                "the step"},
+      {.flag = "grad-sync-order", .section = "sim", .commands = kSim, .type = Choice,
+       .choices = {"megatron", "embedding-first", "by-stage", "crossed"}, .default_text = "megatron",
+       .help = "order of a GPU's step-end gradient collectives: megatron (data-parallel, then the tied embeddings: "
+               "finalize_model_grads), embedding-first, by-stage (the first stage's embedding first, the last's "
+               "data-parallel first) or crossed (embedding first where pp + dp is even: a deadlock)"},
       {.flag = "param-gather-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = {"on", "off"},
        .default_text = "on",
        .help = "with --distributed-optimizer: all-gather the updated parameters behind the next step's forwards "

@@ -199,6 +199,11 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   in.options.grad_overlap = v.text("grad-overlap") == "on";
   in.options.param_gather_overlap = v.text("param-gather-overlap") == "on";
+  in.options.grad_sync_order = choose<sim::GradSyncOrder>("--grad-sync-order", v.text("grad-sync-order"),
+                                                          {{"megatron", sim::GradSyncOrder::Megatron},
+                                                           {"embedding-first", sim::GradSyncOrder::EmbeddingFirst},
+                                                           {"by-stage", sim::GradSyncOrder::ByStage},
+                                                           {"crossed", sim::GradSyncOrder::Crossed}});
   in.options.steps = static_cast<int>(v.integer("steps"));
   in.options.optimizer_sync = choose<sim::OptimizerSync>("--optimizer-sync", v.text("optimizer-sync"),
                                                          {{"allreduce", sim::OptimizerSync::AllReduce},
@@ -253,6 +258,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"comm_plan", v.text("comm-plan")},
                 {"grad_overlap", v.text("grad-overlap")},
                 {"param_gather_overlap", v.text("param-gather-overlap")},
+                {"grad_sync_order", v.text("grad-sync-order")},
                 {"steps", in.options.steps},
                 {"optimizer_sync", v.text("optimizer-sync")},
                 {"grad_bucket_size", bucket_parameters},

@@ -36,7 +36,10 @@ TEST(P2pModes, RendezvousSendsOneAtATimeDeadlock1F1BWithItsCycle) {
   EXPECT_EQ(*result.deadlock_report,
             "deadlock at 4.002 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1B0\n"
             "  gpu0 (tp 0, dp 0, pp 0) is blocked at [0SEND_F1]\n"
-            "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_B0]");
+            "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_B0]\n"
+            "fix: both sides send first and a rendezvous send waits for a receive posted later; make sends asynchronous "
+            "(--p2p async), post each send with the receive it meets in one batch (batch_isend_irecv: --comm-plan "
+            "megatron), or have odd ranks receive first");
   const CommTiming engine = time_lowered(input.schedule, kTimes, {0.002, P2pMode::Rendezvous});
   ASSERT_TRUE(engine.deadlock.has_value());
   EXPECT_EQ(engine.deadlock->chain(), "rank 0 waits for rank 1 to post 1RECV_F1, which waits for rank 0 to post 0RECV_B0");

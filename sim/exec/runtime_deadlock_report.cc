@@ -1,0 +1,111 @@
+// The executor's deadlock as text (the report printed with exit code 3) and as deadlock.json, in the
+// format the three engines share (README, "deadlock.json").
+#include <fmt/format.h>
+#include <set>
+#include <tuple>
+
+#include "common/number_format.h"
+#include "sim/exec/runtime_deadlock.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+std::string host(const Job& job, int gpu) { return job.hosts[gpu]->get_name(); }
+
+std::string where(const Job& job, const RuntimeWait& w) {
+  const GpuCoordinates& c = job.placement.coordinates(w.gpu);
+  return fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}", host(job, w.gpu), c.tp, c.dp, c.pp, w.blocked_at);
+}
+
+}  // namespace
+
+std::string RuntimeDeadlock::chain(const Job& job) const {
+  if (cycle.empty())
+    return fmt::format("{} GPUs blocked, no cycle of waits between messages found", blocked.size());
+  std::string text;
+  for (std::size_t i = 0; i < cycle.size(); ++i)
+    text += fmt::format("{} {}", i == 0 ? host(job, cycle[i].gpu) : ", which",
+                        cycle[i].edges[cycle_edge[i]].text);
+  if (open) text += fmt::format("; {} has finished its step", host(job, cycle.back().edges[cycle_edge.back()].to_gpu));
+  return text;
+}
+
+DeadlockHint RuntimeDeadlock::hint(const Job& job) const {
+  std::vector<WaitKind> waits;
+  for (std::size_t i = 0; i < cycle.size(); ++i) waits.push_back(cycle[i].edges[cycle_edge[i]].kind);
+  if (cycle.empty())
+    for (const RuntimeWait& w : blocked)
+      if (!w.edges.empty()) waits.push_back(w.edges.front().kind);
+  DeadlockHint hint = deadlock_hint(waits, open);
+  if (hint.shape == DeadlockShape::CollectiveOrder && job.options.grad_sync_order != GradSyncOrder::Megatron)
+    hint.text += "; here: --grad-sync-order megatron";
+  if (open) {
+    const RuntimeEdge& last = cycle.back().edges[cycle_edge.back()];
+    hint.text += fmt::format("; here: {} (pp {}) ended its step without {}", host(job, last.to_gpu),
+                             job.placement.coordinates(last.to_gpu).pp, last.action);
+  }
+  return hint;
+}
+
+std::string RuntimeDeadlock::report(const Job& job) const {
+  std::string text = fmt::format("deadlock at {} s: {}", format_number(time), chain(job));
+  if (cycle.empty()) {
+    // Blocked without a wait the executor can name: on the optimizer's check, say. Where the first
+    // few are says which.
+    for (std::size_t i = 0; i < blocked.size() && i < 4; ++i)
+      text += where(job, blocked[i]) + (blocked[i].edges.empty() ? "" : ", " + blocked[i].edges.front().text);
+  } else {
+    for (const RuntimeWait& w : cycle) text += where(job, w);
+    if (blocked.size() > cycle.size()) text += fmt::format("\n  ({} GPUs blocked in all)", blocked.size());
+  }
+  return text + "\nfix: " + hint(job).text;
+}
+
+nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
+  const auto entry = [&](const RuntimeWait& w, std::size_t edge) {
+    const GpuCoordinates& c = job.placement.coordinates(w.gpu);
+    nlohmann::json waits_for = nullptr;
+    if (edge < w.edges.size()) {
+      const RuntimeEdge& e = w.edges[edge];
+      waits_for = {{"rank", job.placement.coordinates(e.to_gpu).pp},
+                   {"gpu", host(job, e.to_gpu)},
+                   {"action", e.action},
+                   {"what", wait_kind_name(e.kind)}};
+    }
+    return nlohmann::json{{"rank", c.pp},
+                          {"gpu", host(job, w.gpu)},
+                          {"tp", c.tp},
+                          {"dp", c.dp},
+                          {"pp", c.pp},
+                          {"position", w.position},
+                          {"blocked_at", w.blocked_at},
+                          {"blocked_since", w.since},
+                          {"waits_for", waits_for},
+                          {"waiting_to", w.on.sending ? "send" : "receive"},
+                          {"message", w.message},
+                          {"peer", w.on.peer_gpu >= 0 ? host(job, w.on.peer_gpu) : ""}};
+  };
+  const DeadlockHint h = hint(job);
+  nlohmann::json json{{"engine", "executor"},
+                      {"time", time},
+                      {"chain", chain(job)},
+                      {"cycle", nlohmann::json::array()},
+                      {"open", open},
+                      {"blocked", nlohmann::json::array()},
+                      {"wait_for", {{"edges", nlohmann::json::array()}}},
+                      {"hint", {{"shape", deadlock_shape_name(h.shape)}, {"text", h.text}}}};
+  for (std::size_t i = 0; i < cycle.size(); ++i) json["cycle"].push_back(entry(cycle[i], cycle_edge[i]));
+  // The wait-for graph between pipeline ranks: every wait of every blocked GPU, once per label.
+  std::set<std::tuple<int, int, std::string>> edges;
+  for (const RuntimeWait& w : blocked) {
+    json["blocked"].push_back(entry(w, 0));
+    for (const RuntimeEdge& e : w.edges)
+      edges.insert({job.placement.coordinates(w.gpu).pp, job.placement.coordinates(e.to_gpu).pp, e.action});
+  }
+  for (const auto& [from, to, label] : edges)
+    json["wait_for"]["edges"].push_back({{"from", from}, {"to", to}, {"label", label}});
+  return json;
+}
+
+}  // namespace pipegrid::sim
