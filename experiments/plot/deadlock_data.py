@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """The data behind a deadlock's pictures, apart from the drawing so that tests can check it: deadlock.json
 read (the one format of the checker, the comm engine and the executor), which Gantt rows are hatched from
-when, which arrows the cycle of waits draws, and the wait-for graph's nodes and edges."""
+when, which arrows the cycle of waits draws, and the wait-for graph's nodes and edges (between pipeline
+ranks, or between GPUs where a cycle runs through several GPUs of one rank)."""
 from dataclasses import dataclass
 import json
 import pathlib
+import re
 
 from trace_data import Row as trace_row
 
@@ -22,6 +24,8 @@ class Wait:
     action: str             # the awaited action, e.g. 1B3
     what: str               # compute, send, receive or collective; "" when the file does not say
     peer: str = ""          # the executor's host it waits for, when the file names one
+    target_gpu: str = ""    # the host of `waits_for` (the executor's waits_for.gpu), "" when not named
+    dp: int = -1            # its data-parallel replica, -1 when the file does not say
 
     def awaited(self):
         """What the arrow out of this wait says: `receive 0F1`, or the action alone."""
@@ -39,6 +43,7 @@ class Deadlock:
     edges: list             # (from rank, to rank, label), the file's wait_for edges
     shape: str
     hint: str
+    gpu_edges: tuple = ()   # (from host, to host, label), the executor's wait_for.gpu_edges; () if absent
 
 
 def _wait(entry):
@@ -50,7 +55,8 @@ def _wait(entry):
     return Wait(int(rank), str(entry.get("gpu", f"rank {rank}")), str(entry.get("blocked_at", "")),
                 float(entry["blocked_since"]) if "blocked_since" in entry else float("nan"),
                 int(waits.get("rank", -1)), str(waits.get("action", entry.get("message", ""))),
-                str(waits.get("what", "")), str(entry.get("peer", "")))
+                str(waits.get("what", "")), str(entry.get("peer", "")), str(waits.get("gpu", "")),
+                int(entry.get("dp", -1)))
 
 
 def read_deadlock(path):
@@ -73,14 +79,16 @@ def read_deadlock(path):
              for e in data.get("wait_for", {}).get("edges", [])]
     if not edges:
         edges = sorted({(w.rank, w.waits_for, w.action) for w in blocked + cycle if w.waits_for >= 0})
+    gpu_edges = tuple((str(e["from"]), str(e["to"]), str(e.get("label", "")))
+                      for e in data.get("wait_for", {}).get("gpu_edges", []))
     hint = data.get("hint") or {}
     return Deadlock(str(data.get("engine", "executor")), time, str(data.get("chain", "")), cycle, is_open,
-                    blocked, edges, str(hint.get("shape", "")), str(hint.get("text", "")))
+                    blocked, edges, str(hint.get("shape", "")), str(hint.get("text", "")), gpu_edges)
 
 
 def _with_target(wait, rank):
     return Wait(wait.rank, wait.gpu, wait.blocked_at, wait.blocked_since, rank, wait.action, wait.what,
-                wait.peer)
+                wait.peer, wait.target_gpu, wait.dp)
 
 
 def beside(trace_path):
@@ -211,3 +219,55 @@ def graph(deadlock, ranks=()):
 
 def blocked_ranks(deadlock):
     return sorted({w.rank for w in deadlock.blocked + deadlock.cycle})
+
+
+def over_gpus(deadlock):
+    """Whether the wait-for graph is drawn between GPUs: the file has gpu_edges, and the graph between
+    pipeline ranks would hide the cycle — a rank waiting for itself (a self-loop), or two of the cycle's
+    GPUs in one rank (the ranks' picture would pass through a node twice)."""
+    ranks = [w.rank for w in deadlock.cycle]
+    return bool(deadlock.gpu_edges) and (any(a == b for a, b, _ in deadlock.edges) or len(set(ranks)) < len(ranks))
+
+
+def _natural(host):
+    """gpu2 before gpu10."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", host)]
+
+
+@dataclass(frozen=True)
+class Node:
+    """A GPU of the wait-for graph between GPUs: its host, and its label (`gpu2` over `pp 1 dp 0` when the
+    file says where it is)."""
+    host: str
+    label: str
+
+
+def gpu_graph(deadlock):
+    """The wait-for graph between GPUs, from the file's gpu_edges: its nodes, the cycle's GPUs first in the
+    cycle's order (so that the cycle is drawn as a ring), then every other GPU named, by pipeline rank,
+    replica and host; its edges, in the file's order, in the cycle when a cycle wait goes from its source
+    to its target (the GPU it waits for: its waits_for.gpu, else the next in the cycle). Labels read as
+    in graph()."""
+    waits = deadlock.cycle + deadlock.blocked
+    known = {}
+    for w in waits:
+        known.setdefault(w.gpu, w)
+    cycle = deadlock.cycle
+    in_cycle = {(w.gpu, w.target_gpu or (cycle[(i + 1) % len(cycle)].gpu if not deadlock.open else ""))
+                for i, w in enumerate(cycle)}
+    texts = {(w.gpu, w.target_gpu, w.action): w.awaited() for w in waits if w.target_gpu}
+    edges = []
+    for a, b, label in deadlock.gpu_edges:
+        edge = Edge(a, b, texts.get((a, b, label), label), (a, b) in in_cycle)
+        if edge not in edges:
+            edges.append(edge)
+    order = list(dict.fromkeys(w.gpu for w in cycle))
+    others = {h for e in edges for h in (e.source, e.target)} | set(known)
+    rank = lambda h: (known[h].rank, known[h].dp) if h in known else (float("inf"), -1)  # noqa: E731
+    order += sorted(others - set(order), key=lambda h: (rank(h), _natural(h)))
+    nodes = []
+    for h in order:
+        w = known.get(h)
+        where = "" if w is None else f"pp {w.rank}" + (f" dp {w.dp}" if w.dp >= 0 else "")
+        nodes.append(Node(h, f"{h}\n{where}" if where else h))
+    return nodes, edges

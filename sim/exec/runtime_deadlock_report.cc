@@ -93,15 +93,21 @@ nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
                       {"cycle", nlohmann::json::array()},
                       {"open", open},
                       {"blocked", nlohmann::json::array()},
-                      {"wait_for", {{"edges", nlohmann::json::array()}}},
+                      {"wait_for", {{"edges", nlohmann::json::array()}, {"gpu_edges", nlohmann::json::array()}}},
                       {"hint", {{"shape", deadlock_shape_name(h.shape)}, {"text", h.text}}}};
   for (std::size_t i = 0; i < cycle.size(); ++i) json["cycle"].push_back(entry(cycle[i], cycle_edge[i]));
-  // The wait-for graph between pipeline ranks: every wait of every blocked GPU, once per label.
-  std::set<std::tuple<int, int, std::string>> edges;
+  // The wait-for graph between pipeline ranks: every wait of every blocked GPU, once per label; and
+  // between GPUs (where a cycle through replicas of one rank shows): the blocked GPUs in GPU order,
+  // each GPU's waits in its order (the first is the one a cycle follows first), once per label.
+  std::set<std::tuple<int, int, std::string>> edges, gpu_edges;
   for (const RuntimeWait& w : blocked) {
     json["blocked"].push_back(entry(w, 0));
-    for (const RuntimeEdge& e : w.edges)
+    for (const RuntimeEdge& e : w.edges) {
       edges.insert({job.placement.coordinates(w.gpu).pp, job.placement.coordinates(e.to_gpu).pp, e.action});
+      if (gpu_edges.insert({w.gpu, e.to_gpu, e.action}).second)
+        json["wait_for"]["gpu_edges"].push_back(
+            {{"from", host(job, w.gpu)}, {"to", host(job, e.to_gpu)}, {"label", e.action}});
+    }
   }
   for (const auto& [from, to, label] : edges)
     json["wait_for"]["edges"].push_back({{"from", from}, {"to", to}, {"label", label}});

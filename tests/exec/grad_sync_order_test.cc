@@ -115,6 +115,13 @@ TEST(GradSyncOrder, CrossedOrdersDeadlockInACycleOfFourCollectives) {
                                       {"from": 0, "to": 1, "label": "embedding-allreduce"},
                                       {"from": 1, "to": 0, "label": "embedding-allreduce"},
                                       {"from": 1, "to": 1, "label": "dp-allreduce"}])"));
+  // Between GPUs, the chain's four waits in GPU order: gpu0 for gpu2 in the embeddings, gpu1 for
+  // gpu0 in rank 0's DP ring, gpu2 for gpu3 in rank 1's, gpu3 for gpu1 in the embeddings.
+  EXPECT_EQ(json["wait_for"]["gpu_edges"],
+            nlohmann::json::parse(R"([{"from": "gpu0", "to": "gpu2", "label": "embedding-allreduce"},
+                                      {"from": "gpu1", "to": "gpu0", "label": "dp-allreduce"},
+                                      {"from": "gpu2", "to": "gpu3", "label": "dp-allreduce"},
+                                      {"from": "gpu3", "to": "gpu1", "label": "embedding-allreduce"}])"));
 }
 
 TEST(GradSyncOrder, WithOverlapTheBucketsAreIssuedByTheBackwardAndCrossedCompletes) {

@@ -11,7 +11,14 @@ its trace given the chunk and direction columns and its deadlock.json the issue-
 data/unmatched-receive is a static checker's GPipe run (p = 2, m = 2, F = 1, B = 2) in which rank 1
 skips 1B1: it ends its step at 1 + 1 + 1 + 2 = 5 s, and rank 0, having run 0B0 over [5, 7], waits for
 ever for 1B1's gradient: an open chain, not a cycle.
+data/crossed-grad-sync is the executor's deadlock.json and trace.csv of `pipegrid simulate --platform
+tests/data/platforms/star-4gpu.xml --schedule 1f1b --pp 2 --dp 2 --microbatches 2 --layers 2 --hidden 256
+--heads 4 --seq 128 --vocab 1024 --compute-efficiency 0.5 --grad-overlap off --grad-sync-order crossed
+--trace all`: gpu0 (pp 0 dp 0) waits for gpu2 (pp 1 dp 0) to enter the embedding all-reduce, gpu2 for gpu3
+(pp 1 dp 1) to enter rank 1's data-parallel one, gpu3 for gpu1 (pp 0 dp 1) to enter the embeddings, gpu1
+for gpu0 to enter rank 0's data-parallel one: between ranks, 0 → 0, 0 → 1, 1 → 0, 1 → 1.
 """
+import dataclasses
 import math
 import pathlib
 import sys
@@ -92,6 +99,42 @@ class OpenChain(unittest.TestCase):
         self.assertEqual(nodes, [0, 1])
         self.assertEqual(deadlock_data.blocked_ranks(self.deadlock), [0])
         self.assertEqual(edges, [deadlock_data.Edge(0, 1, "compute 1B1", True)])
+
+
+class CycleThroughReplicasOfOneRank(unittest.TestCase):
+    def setUp(self):
+        self.trace, self.deadlock, self.rows, self.last_end = load("crossed-grad-sync", "gpu")
+
+    def test_the_ranks_graph_loops_on_each_rank(self):
+        d = self.deadlock
+        self.assertEqual(d.edges, [(0, 0, "dp-allreduce"), (0, 1, "embedding-allreduce"),
+                                   (1, 0, "embedding-allreduce"), (1, 1, "dp-allreduce")])
+        self.assertEqual([(w.gpu, w.target_gpu, w.rank, w.dp) for w in d.cycle],
+                         [("gpu0", "gpu2", 0, 0), ("gpu2", "gpu3", 1, 0), ("gpu3", "gpu1", 1, 1),
+                          ("gpu1", "gpu0", 0, 1)])
+        self.assertTrue(deadlock_data.over_gpus(d))
+
+    def test_the_graph_over_gpus_is_the_ring_of_the_chain(self):
+        nodes, edges = deadlock_data.gpu_graph(self.deadlock)
+        # The cycle's order, each GPU with where it is in the grid of ranks.
+        self.assertEqual([(n.host, n.label) for n in nodes],
+                         [("gpu0", "gpu0\npp 0 dp 0"), ("gpu2", "gpu2\npp 1 dp 0"), ("gpu3", "gpu3\npp 1 dp 1"),
+                          ("gpu1", "gpu1\npp 0 dp 1")])
+        # The file's order (GPU order), every edge in the cycle: four waits, none queued behind it.
+        self.assertEqual([(e.source, e.target, e.label, e.in_cycle) for e in edges], [
+            ("gpu0", "gpu2", "collective embedding-allreduce", True),
+            ("gpu1", "gpu0", "collective dp-allreduce", True),
+            ("gpu2", "gpu3", "collective dp-allreduce", True),
+            ("gpu3", "gpu1", "collective embedding-allreduce", True)])
+
+    def test_ranks_as_before_where_the_ranks_graph_shows_the_cycle(self):
+        # A file without gpu_edges (another engine, an older executor) keeps the ranks' graph, self-loops or not.
+        self.assertFalse(deadlock_data.over_gpus(dataclasses.replace(self.deadlock, gpu_edges=())))
+        # gpu_edges but one GPU per rank in the cycle and no rank waiting for itself: the ranks' graph.
+        _, rendezvous, _, _ = load("rendezvous-1f1b-pp4")
+        self.assertFalse(deadlock_data.over_gpus(rendezvous))
+        self.assertFalse(deadlock_data.over_gpus(dataclasses.replace(
+            rendezvous, gpu_edges=(("rank 2", "rank 3", "2F1"), ("rank 3", "rank 2", "3B0")))))
 
 
 class FileBeforeIssue12(unittest.TestCase):

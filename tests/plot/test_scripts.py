@@ -107,6 +107,14 @@ class Scripts(unittest.TestCase):
         self.assertNotUniform(picture)
         self.assertLess(picture.shape[0], picture.shape[1])  # two ranks side by side: a wide picture
 
+    def test_wait_for_over_gpus(self):
+        # The crossed collective order: four GPUs in a square (as tall as wide), plus the header.
+        result = run("wait_for.py", DATA / "crossed-grad-sync" / "deadlock.json", "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        picture = read_image(self.out)
+        self.assertNotUniform(picture)
+        self.assertGreater(red_share(picture), 0.002)
+
     def test_deadlock_option_takes_one_trace(self):
         result = run("gantt.py", DATA / "two_rank_trace.csv", DATA / "dualpipe-pp4" / "trace.csv", "--deadlock",
                      DATA / "unmatched-receive" / "deadlock.json", "--out", self.out)
