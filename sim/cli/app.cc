@@ -11,6 +11,7 @@
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/options_command.h"
+#include "sim/cli/pitfalls_command.h"
 #include "sim/cli/platform_command.h"
 
 namespace pipegrid::cli {
@@ -40,6 +41,7 @@ void build_app(CLI::App& app, std::function<int()>& run) {
       "Run a schedule with one SimGrid actor per GPU on a platform: contended p2p, collectives, traces");
   add_experiment_commands(app, run);
   add_options_command(app, run);
+  add_pitfalls_command(app, run);
 }
 
 int guarded(const std::function<int()>& body) {

@@ -297,6 +297,19 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "1", .help = "Slurm array tasks (shards)"},
       {.flag = "jobs-per-task", .commands = {Sweep}, .type = Integer, .bounds = at_least(1, 4096), .default_text = "1",
        .help = "configurations at once in each Slurm task"},
+
+      // --- pitfalls ---------------------------------------------------------------------------------
+      {.flag = "name", .commands = {Pitfalls}, .type = Text,
+       .help = "a lesson of the catalogue to run, broken then fixed (none: list the lessons)", .positional = true},
+      {.flag = "out", .commands = {Pitfalls}, .type = Text,
+       .help = "DIR: broken/ and fixed/ (fixed-NAME/ when several), each with its run's files and lesson.json",
+       .identity = false},
+      {.flag = "report", .commands = {Pitfalls}, .type = Flag, .default_text = "false",
+       .help = "write each run's report.html (the run's own --report, else pipegrid report DIR)", .identity = false},
+      {.flag = "catalogue", .commands = {Pitfalls}, .type = Text,
+       .help = "the folder of lessons (default: experiments/pitfalls of the source tree pipegrid was built from)"},
+      {.flag = "timeout", .commands = {Pitfalls}, .type = Number, .unit = "s", .bounds = interval(0, true, 3600, false),
+       .default_text = "60", .help = "wall time each run may take before it is killed"},
   };
   // clang-format on
 }
@@ -319,6 +332,8 @@ std::string_view command_name(Command command) {
       return "run";
     case Command::Sweep:
       return "sweep";
+    case Command::Pitfalls:
+      return "pitfalls";
   }
   return "?";
 }

@@ -1,0 +1,147 @@
+#include "sim/cli/pitfalls_command.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "common/exit_codes.h"
+#include "common/input_error.h"
+#include "sim/cli/child_process.h"
+#include "sim/cli/command_options.h"
+#include "sim/input/option_schema.h"
+#include "sim/run/lesson.h"
+
+namespace pipegrid::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using run::Lesson;
+using run::LessonSetup;
+
+fs::path catalogue_dir(const input::OptionValues& v) {
+  if (v.has("catalogue")) return fs::path(v.text("catalogue"));
+  // The catalogue of the checkout pipegrid was built from, as `run --plot` finds its scripts.
+  return fs::path(PIPEGRID_SOURCE_DIR) / "experiments" / "pitfalls";
+}
+
+int list_lessons(const std::vector<Lesson>& lessons) {
+  std::size_t width = 0;
+  for (const Lesson& l : lessons) width = std::max(width, l.name.size());
+  for (const Lesson& l : lessons) std::cout << fmt::format("{:<{}}  {}\n", l.name, width, l.title);
+  return kExitOk;
+}
+
+std::string first_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) return line;
+  return "";
+}
+
+// Whether the command a setup runs declares --report in the schema: such a run writes its own
+// DIR/report.html (with lesson.json already there); the others' folders go through `pipegrid report`.
+bool takes_report_flag(const std::vector<std::string>& args) {
+  for (input::Command c :
+       {input::Command::Simulate, input::Command::Schedule, input::Command::Check, input::Command::Run})
+    if (args.front() == input::command_name(c)) return input::find_option(c, "report") != nullptr;
+  return false;
+}
+
+struct RunContext {
+  std::string binary;
+  fs::path out;
+  bool report = false;
+  double timeout = 60;
+};
+
+// Runs one setup into OUT/NAME and prints its outcome; true when it ended as lesson.toml expects.
+bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::LessonText& text, const RunContext& ctx) {
+  const fs::path dir = ctx.out / setup.name;
+  // lesson.json first, so that a report the run itself writes finds it.
+  std::ofstream(dir / "lesson.json") << run::lesson_json(lesson, setup, text);
+  std::vector<std::string> args = setup.args;
+  args.insert(args.end(), {"--out", dir.string()});
+  const bool own_report = ctx.report && takes_report_flag(args);
+  if (own_report) args.emplace_back("--report");
+  const ChildOutcome outcome =
+      run_child(ctx.binary, args, lesson.dir, dir / "stdout.txt", dir / "stderr.txt", ctx.timeout);
+  const bool as_expected = !outcome.timed_out && outcome.exit_code == setup.expected_exit;
+  std::string verdict;
+  if (outcome.timed_out)
+    verdict = fmt::format("killed after {} s, expected exit {}", ctx.timeout, setup.expected_exit);
+  else if (as_expected)
+    verdict = fmt::format("exit {}, as expected", outcome.exit_code);
+  else
+    verdict = fmt::format("exit {}, expected {}", outcome.exit_code, setup.expected_exit);
+  std::cout << fmt::format("{}: {}\n  pipegrid {}\n", setup.name, verdict, fmt::join(setup.args, " "));
+  for (const char* stream : {"stdout", "stderr"}) {
+    const std::string line = first_line(dir / (std::string(stream) + ".txt"));
+    if (!line.empty()) std::cout << fmt::format("  {}: {}\n", stream, line);
+  }
+  if (ctx.report && !own_report) {
+    // This run's command has no --report yet: the report command reads what DIR holds afterwards.
+    const ChildOutcome report = run_child(ctx.binary, {"report", dir.string()}, lesson.dir, dir / "report-stdout.txt",
+                                          dir / "report-stderr.txt", ctx.timeout);
+    if (report.exit_code != kExitOk)
+      std::cout << fmt::format("  report: not written (pipegrid report {}: {})\n", dir.string(),
+                               report.timed_out ? "killed" : fmt::format("exit {}", report.exit_code));
+  }
+  return as_expected;
+}
+
+int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
+  if (!v.has("out")) throw InputError(fmt::format("pitfalls {}: needs --out DIR for the runs' files", lesson.name));
+  const run::LessonText text = run::read_lesson_text(lesson.dir / "README.md");
+  RunContext ctx;
+  ctx.binary = self_binary();
+  // Each run works in the lesson's folder (its setups name their files from there); DIR is made
+  // absolute before, so it is where the user meant.
+  ctx.out = fs::absolute(fs::path(v.text("out")));
+  ctx.report = v.flag("report");
+  ctx.timeout = v.number("timeout");
+  std::vector<const LessonSetup*> setups = {&lesson.broken};
+  for (const LessonSetup& f : lesson.fixed) setups.push_back(&f);
+  // Every folder first, so that an --out that cannot hold them is refused before anything runs.
+  for (const LessonSetup* setup : setups) {
+    std::error_code error;
+    fs::create_directories(ctx.out / setup->name, error);
+    if (error)
+      throw InputError(fmt::format("--out {}: cannot create {}: {}", v.text("out"), setup->name, error.message()));
+  }
+  std::cout << fmt::format("{}: {}\n", lesson.name, lesson.title);
+  int matched = 0, runs = 0;
+  for (const LessonSetup* setup : setups) {
+    ++runs;
+    if (run_setup(lesson, *setup, text, ctx)) ++matched;
+  }
+  std::cout << fmt::format("pitfalls: {} of {} runs as lesson.toml expects; files in {}\n", matched, runs,
+                           v.text("out"));
+  return matched == runs ? kExitOk : kExitLessonMismatch;
+}
+
+int pitfalls(const input::OptionValues& v) {
+  const fs::path catalogue = catalogue_dir(v);
+  const std::vector<Lesson> lessons = run::read_catalogue(catalogue);
+  if (!v.has("name")) return list_lessons(lessons);
+  const std::string& name = v.text("name");
+  for (const Lesson& lesson : lessons)
+    if (lesson.name == name) return run_lesson(lesson, v);
+  std::vector<std::string> names;
+  for (const Lesson& l : lessons) names.push_back(l.name);
+  throw InputError(fmt::format("pitfalls {}: no such lesson; the lessons are {}", name, fmt::join(names, ", ")));
+}
+
+}  // namespace
+
+void add_pitfalls_command(CLI::App& app, std::function<int()>& run) {
+  CLI::App* sub = app.add_subcommand(
+      "pitfalls", "List the catalogue of pipeline pitfalls, or run one lesson's broken and fixed setups");
+  auto options = std::make_shared<CommandOptions>(*sub, input::Command::Pitfalls);
+  sub->callback([&run, options] { run = [options] { return pitfalls(options->values()); }; });
+}
+
+}  // namespace pipegrid::cli
