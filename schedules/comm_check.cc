@@ -117,6 +117,10 @@ void validate_comms(const Schedule& s, const OpLocator& locate_op, const CommLoc
         seen.batch = b;
         if (sending) {
           const std::size_t produced = positions.produced_at(message);
+          if (produced == kNone)
+            throw InputError(fmt::format(
+                "{}: {} sends micro-batch {}'s {} of stage {}, which no op of rank {} computes", where(rank, b),
+                to_string(a), message.microbatch, what_of(message.flow), message.stage, rank));
           if (produced >= batch.before)
             throw InputError(fmt::format(
                 "{}: {} sends micro-batch {}'s {} of stage {} before the op that computes it ({})", where(rank, b),
@@ -147,15 +151,25 @@ void validate_comms(const Schedule& s, const OpLocator& locate_op, const CommLoc
         const auto out = output_of(op[i]);
         if (!out) continue;
         const int reader = reader_stage(s.layout, *out);
-        if (reader >= 0 && s.rank_of(reader) != rank && sent[index(*out)].batch == kNone)
+        if (reader >= 0 && s.rank_of(reader) != rank && positions.read_at(*out) != kNone &&
+            sent[index(*out)].batch == kNone)
           throw InputError(fmt::format("{}: {}'s {} is read on rank {}, but no {} follows it", locate_op(rank, pos),
                                        to_string(op[i]), what_of(out->flow), s.rank_of(reader),
                                        to_string(send_of(*out))));
       }
     }
 
-  for (const auto& [pair, sent_order] : sends) {
-    const auto& received_order = receives[pair];
+  // Only messages with both sides take part: a receive whose sender skipped the op (a schedule that
+  // misses ops) is a hang the comm engine reports, not a crossing.
+  const auto both_sides = [&](std::vector<std::pair<Result, std::size_t>> order) {
+    std::erase_if(order, [&](const auto& message) {
+      return sent[index(message.first)].batch == kNone || received[index(message.first)].batch == kNone;
+    });
+    return order;
+  };
+  for (auto& [pair, all_sent] : sends) {
+    const auto sent_order = both_sides(all_sent);
+    const auto received_order = both_sides(receives[pair]);
     for (std::size_t k = 0; k < sent_order.size() && k < received_order.size(); ++k) {
       const auto& [out, send_batch] = sent_order[k];
       const auto& [in, receive_batch] = received_order[k];

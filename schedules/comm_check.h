@@ -21,10 +21,11 @@ std::string locate_comm_batch(int rank, std::size_t batch);
 ///  - a batch sits between two compute ops (positions in order, within the program);
 ///  - each message is sent once, after the op that produces it, and received once, before the op
 ///    that reads it;
-///  - every result read on another rank is sent and received;
+///  - every result read on another rank is sent and received (read: by an op the reader runs);
 ///  - the messages from one rank to another are received in the order they are sent (NCCL matches
 ///    the messages between two ranks in posting order, so a crossed pair would swap their buffers).
-/// The compute part must be valid (validate()). Deadlocks of the order are not its business: the
+/// The compute part must keep validate_ops(); it may miss ops (a receive whose sender skipped the op
+/// that sends it is a hang, not a broken rule). Deadlocks of the order are not its business: the
 /// comm engine finds them (comm_timing.h).
 void validate_comms(const Schedule& schedule, const OpLocator& locate_op = locate_in_program,
                     const CommLocator& locate_batch = locate_comm_batch);

@@ -1,11 +1,11 @@
 #include "schedules/comm_timing.h"
 
 #include <algorithm>
-#include <fmt/format.h>
 #include <map>
 #include <stdexcept>
 
 #include "schedules/messages.h"
+#include "schedules/wait_chain.h"
 
 namespace pipegrid {
 
@@ -71,7 +71,11 @@ class Engine {
       }
     }
     close_timing(timing, now_);
+    timing.ops_run = op_;
     if (std::find(finished.begin(), finished.end(), 0) != finished.end()) result.deadlock = deadlock(finished);
+    std::stable_sort(spans_.begin(), spans_.end(),
+                     [](const MessageSpan& a, const MessageSpan& b) { return a.start < b.start; });
+    result.messages = std::move(spans_);
     return result;
   }
 
@@ -200,6 +204,10 @@ class Engine {
       }
       msg.start = start;
       msg.end = start + options_.p2p_latency;
+      if (options_.record_spans) {
+        const Result r = index_.result(m);
+        spans_.push_back({r, sender_rank(s_, r), receiver_rank(s_, r), msg.start, msg.end});
+      }
       wake(m);
       m = msg.after_on_channel;
     }
@@ -214,45 +222,75 @@ class Engine {
       }
   }
 
-  // The rank a parked rank waits for, and the action it needs of it.
-  std::pair<int, CommAction> awaited(int rank) const {
+  // What a parked rank waits for: the rank and the action it needs of it, and whether that rank has
+  // the action left at all (a schedule that misses ops: else it never comes).
+  struct Awaited {
+    int rank;
+    CommAction action;
+    WaitKind what;
+    bool never;
+  };
+
+  Awaited awaited(int rank) const {
     const Park& park = park_[rank];
     if (park.what == Park::Result) {
       const Result r = index_.result(park.index);
-      return {rank, send_of(r)};  // its own later op: reported as waiting for itself
+      return {rank, send_of(r), WaitKind::Compute, !computes_later(rank, r)};  // its own later op
     }
     std::size_t m = park.index;
     while (true) {
       const Message& msg = messages_[m];
       const Result r = index_.result(m);
-      if (msg.send_posted == kUnknown) return {sender_rank(s_, r), send_of(r)};
-      if (msg.receive_posted == kUnknown && options_.p2p == P2pMode::Rendezvous)
-        return {receiver_rank(s_, r), receive_of(s_.layout, r)};
+      if (msg.send_posted == kUnknown) {
+        const int sender = sender_rank(s_, r);
+        return {sender, send_of(r), WaitKind::PeerSend, !posts_later(sender, send_of(r))};
+      }
+      if (msg.receive_posted == kUnknown && options_.p2p == P2pMode::Rendezvous) {
+        const int receiver = receiver_rank(s_, r);
+        const CommAction receive = receive_of(s_.layout, r);
+        return {receiver, receive, WaitKind::PeerReceive, !posts_later(receiver, receive)};
+      }
       if (msg.before_on_channel == kNone) throw std::logic_error("comm engine: a decidable message was left undecided");
       m = msg.before_on_channel;
     }
   }
 
+  bool computes_later(int rank, const Result& r) const {
+    const auto& program = s_.programs[rank];
+    for (std::size_t k = op_[rank]; k < program.size(); ++k)
+      for (int i = 0; i < program[k].size(); ++i) {
+        const auto out = output_of(program[k][i]);
+        if (out && index_(*out) == index_(r)) return true;
+      }
+    return false;
+  }
+
+  bool posts_later(int rank, const CommAction& action) const {
+    const auto& comm = batches(rank);
+    for (std::size_t b = batch_[rank]; b < comm.size(); ++b)
+      if (std::find(comm[b].actions.begin(), comm[b].actions.end(), action) != comm[b].actions.end()) return true;
+    return false;
+  }
+
+  CommDeadlock::Wait wait_of(int rank) const {
+    const Awaited a = awaited(rank);
+    const auto& comm = batches(rank);
+    const bool in_batch = batch_[rank] < comm.size() && comm[batch_[rank]].before <= op_[rank];
+    return {rank, in_batch, in_batch ? batch_[rank] : op_[rank], a.action, a.rank, a.what};
+  }
+
   CommDeadlock deadlock(const std::vector<char>& finished) const {
-    int rank = static_cast<int>(std::find(finished.begin(), finished.end(), 0) - finished.begin());
-    std::vector<int> path;
-    std::map<int, std::size_t> seen_at;
-    while (!seen_at.contains(rank)) {
-      seen_at[rank] = path.size();
-      path.push_back(rank);
-      const int next = awaited(rank).first;
-      if (finished[next]) throw std::logic_error("comm engine: a rank waits for a rank that finished");
-      rank = next;
-    }
-    std::vector<int> ranks(path.begin() + static_cast<std::ptrdiff_t>(seen_at[rank]), path.end());
-    std::rotate(ranks.begin(), std::min_element(ranks.begin(), ranks.end()), ranks.end());
     CommDeadlock result;
-    for (int r : ranks) {
-      const auto [peer, action] = awaited(r);
-      const auto& comm = batches(r);
-      const bool in_batch = batch_[r] < comm.size() && comm[batch_[r]].before <= op_[r];
-      result.cycle.push_back({r, in_batch, in_batch ? batch_[r] : op_[r], action, peer});
+    std::map<int, WaitStep> steps;
+    for (int r = 0; r < s_.ranks; ++r) {
+      if (finished[r]) continue;
+      result.blocked.push_back(wait_of(r));
+      const Awaited a = awaited(r);
+      steps[r] = {a.rank, a.never};
     }
+    const WaitChain chain = follow_waits(steps);
+    result.open = chain.open;
+    for (int r : chain.ranks) result.cycle.push_back(wait_of(r));
     return result;
   }
 
@@ -270,35 +308,10 @@ class Engine {
   std::vector<std::vector<std::size_t>> late_sends_;  // per rank: its sends waited at the end of the step
   std::vector<std::size_t> end_wait_;                 // how many of them it has waited for
   std::vector<int> runnable_;
+  std::vector<MessageSpan> spans_;  // with record_spans: each message as its flow is decided
 };
 
 }  // namespace
-
-std::string CommDeadlock::chain() const {
-  std::string text;
-  for (std::size_t i = 0; i < cycle.size(); ++i) {
-    const Wait& w = cycle[i];
-    text += i == 0 ? fmt::format("rank {} waits for ", w.rank) : ", which waits for ";
-    text += w.awaited_rank == w.rank ? fmt::format("{}, which comes later in its own program", to_string(w.awaited))
-                                     : fmt::format("rank {} to post {}", w.awaited_rank, to_string(w.awaited));
-  }
-  return text;
-}
-
-std::string CommDeadlock::report(const Schedule& s, const OpLocator& locate_op, const CommLocator& locate_batch) const {
-  std::string text = "deadlock: " + chain();
-  for (const Wait& w : cycle) {
-    if (w.in_batch)
-      text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(s.comms[w.rank][w.position]),
-                          locate_batch(w.rank, w.position));
-    else if (w.position < s.programs[w.rank].size())
-      text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(s.programs[w.rank][w.position]),
-                          locate_op(w.rank, w.position));
-    else
-      text += fmt::format("\n  rank {} is blocked at the end of its program, waiting for its sends", w.rank);
-  }
-  return text;
-}
 
 CommTiming time_lowered(const Schedule& schedule, const ActionTimes& times, const CommTimingOptions& options) {
   if (!schedule.has_comms()) throw std::logic_error("time_lowered: the schedule has no comm actions (lower it first)");

@@ -10,7 +10,9 @@
 
 #include "schedules/action_times.h"
 #include "schedules/comm_check.h"
+#include "schedules/deadlock_hint.h"
 #include "schedules/p2p_mode.h"
+#include "schedules/results.h"
 #include "schedules/timing.h"
 
 namespace pipegrid {
@@ -27,31 +29,54 @@ struct CommTimingOptions {
   bool record_spans = false;
 };
 
-/// A cycle of waits of a lowered schedule: cycle[i] waits for cycle[i + 1] (the last for the first).
+/// The waits of a lowered schedule that cannot finish: cycle[i] waits for cycle[i + 1] (the last for
+/// the first) — or, when `open`, the last waits for an action its rank never posts: that rank ends
+/// its step (or is blocked for ever elsewhere) without it, e.g. a receive whose sender skipped the op.
 struct CommDeadlock {
   struct Wait {
     int rank;
     bool in_batch;         // blocked at a comm batch waited at once (else at a compute op or the end)
     std::size_t position;  // the batch's index in comms[rank], or the op's in programs[rank]
-    CommAction awaited;    // the peer's action it needs: a SEND not yet posted, or a RECV (rendezvous)
+    CommAction awaited;    // the peer's action it needs: a SEND not yet posted, or a RECV (rendezvous);
+                           // for a result of its own rank, the SEND of that result
     int awaited_rank;
+    WaitKind what;  // PeerSend, PeerReceive, or Compute (a result of its own rank)
   };
-  std::vector<Wait> cycle;  // starts at its lowest rank
-  /// "rank 0 waits for rank 1 to post 1RECV_B0, which waits for rank 0 to post 0SEND_F1".
+  std::vector<Wait> cycle;  // starts at its lowest rank; an open chain at the lowest blocked rank
+  bool open = false;
+  std::vector<Wait> blocked;  // every rank that did not finish, by rank
+
+  bool finished(int rank) const;
+  /// "rank 0 waits for rank 1 to post 1RECV_B0, which waits for rank 0 to post 0SEND_F1"; open:
+  /// "rank 0 waits for rank 1 to post 1SEND_B1, which ends its step without posting it".
   std::string chain() const;
-  /// chain() and where each rank of the cycle is blocked, one line each.
+  /// The shape of the waits (deadlock_hint.h); an open chain names the action never posted.
+  DeadlockHint hint() const;
+  /// chain(), where each blocked rank is blocked (the chain's first), one line each, last "fix: <hint>".
   std::string report(const Schedule& schedule, const OpLocator& locate_op = locate_in_program,
                      const CommLocator& locate_batch = locate_comm_batch) const;
 };
 
+/// One message's flow: from its start (both sides posted, as the p2p mode requires, and the channel
+/// free) to its arrival at the receiver.
+struct MessageSpan {
+  Result result;
+  int from;
+  int to;
+  double start;
+  double end;
+};
+
 struct CommTiming {
-  Timing timing;  // partial when the run deadlocks
+  Timing timing;                      // partial when the run deadlocks
+  std::vector<MessageSpan> messages;  // with record_spans: every message whose flow started, in start order
   std::optional<CommDeadlock> deadlock;
 };
 
 /// Times a lowered schedule that keeps validate() and validate_comms(). A rank that must wait parks
 /// on the one message or result it waits for and is woken when that is decided, so every action is
-/// looked at a bounded number of times.
+/// looked at a bounded number of times. A schedule that misses compute ops (validate_ops() only) is
+/// run only to see where it hangs: its timing then means nothing else.
 CommTiming time_lowered(const Schedule& schedule, const ActionTimes& times, const CommTimingOptions& options = {});
 
 }  // namespace pipegrid

@@ -6,57 +6,79 @@
 #include <stdexcept>
 
 #include "schedules/dependency_graph.h"
+#include "schedules/wait_chain.h"
 
 namespace pipegrid {
+
+bool Deadlock::finished(int rank) const {
+  return std::none_of(blocked.begin(), blocked.end(), [&](const Wait& w) { return w.rank == rank; });
+}
 
 std::string Deadlock::chain() const {
   std::string text;
   for (std::size_t i = 0; i < cycle.size(); ++i) {
     const Wait& w = cycle[i];
+    const bool end = open && i + 1 == cycle.size();
     text += i == 0 ? fmt::format("rank {} waits for ", w.rank) : ", which waits for ";
     text += to_string(w.awaited);
-    text += w.awaited_rank == w.rank ? ", which comes later in its own program"
-                                     : fmt::format(" on rank {}", w.awaited_rank);
+    if (w.awaited_rank == w.rank)
+      text += end ? ", which its own program never runs" : ", which comes later in its own program";
+    else
+      text += fmt::format(" on rank {}", w.awaited_rank);
+    if (end && w.awaited_rank != w.rank)
+      text += finished(w.awaited_rank) ? ", which ends its step without running it" : ", which never runs it";
   }
   return text;
+}
+
+DeadlockHint Deadlock::hint() const {
+  DeadlockHint hint = deadlock_hint(std::vector<WaitKind>(cycle.size(), WaitKind::Compute), open);
+  if (open)
+    hint.text += fmt::format("; rank {} never runs {}", cycle.back().awaited_rank, to_string(cycle.back().awaited));
+  return hint;
 }
 
 std::string Deadlock::report(const Schedule& schedule, const OpLocator& locate) const {
   std::string text = "deadlock: " + chain();
-  for (const Wait& w : cycle)
+  const auto where = [&](const Wait& w) {
     text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(schedule.programs[w.rank][w.position]),
                         locate(w.rank, w.position));
-  return text;
+  };
+  for (const Wait& w : cycle) where(w);
+  for (const Wait& w : blocked)
+    if (std::none_of(cycle.begin(), cycle.end(), [&](const Wait& c) { return c.rank == w.rank; })) where(w);
+  return text + "\nfix: " + hint().text;
 }
 
-Deadlock wait_cycle(const Schedule& schedule, const Stall& stall) {
+Deadlock wait_cycle(const Schedule& /*schedule*/, const Stall& stall) {
   std::map<int, const Stall::Wait*> waiting;
-  for (const auto& w : stall.waits) waiting[w.rank] = &w;
-  if (waiting.empty()) throw std::logic_error("wait_cycle: the run did not stall");
-  std::vector<int> path;
-  std::map<int, std::size_t> seen_at;
-  int rank = waiting.begin()->first;
-  while (!seen_at.contains(rank)) {
-    seen_at[rank] = path.size();
-    path.push_back(rank);
-    const int next = schedule.rank_of(waiting.at(rank)->awaited.stage);
-    if (!waiting.contains(next)) throw std::logic_error("wait_cycle: a rank waits for a rank that finished");
-    rank = next;
+  std::map<int, WaitStep> steps;
+  for (const auto& w : stall.waits) {
+    waiting[w.rank] = &w;
+    // A rank that still has the awaited action to run has not finished, so it is stalled too.
+    steps[w.rank] = {w.awaited_rank, w.never_runs};
   }
-  std::vector<int> ranks(path.begin() + static_cast<std::ptrdiff_t>(seen_at[rank]), path.end());
-  std::rotate(ranks.begin(), std::min_element(ranks.begin(), ranks.end()), ranks.end());
+  const WaitChain chain = follow_waits(steps);
   Deadlock deadlock;
-  for (int r : ranks) {
-    const Stall::Wait& w = *waiting.at(r);
-    deadlock.cycle.push_back({r, w.position, w.awaited, schedule.rank_of(w.awaited.stage)});
-  }
+  deadlock.open = chain.open;
+  const auto wait_of = [](const Stall::Wait& w) {
+    return Deadlock::Wait{w.rank, w.position, w.awaited, w.awaited_rank};
+  };
+  for (int r : chain.ranks) deadlock.cycle.push_back(wait_of(*waiting.at(r)));
+  for (const auto& [rank, w] : waiting) deadlock.blocked.push_back(wait_of(*w));
   return deadlock;
 }
 
 std::optional<Deadlock> find_deadlock(const Schedule& schedule) {
-  if (DependencyGraph(schedule).find_cycle().empty()) return std::nullopt;
+  // A schedule that misses ops can hang without any cycle (a rank waits for an op its peer never
+  // runs), which the graph cannot show: the replay decides alone.
+  const bool complete = is_complete(schedule);
+  if (complete && DependencyGraph(schedule).find_cycle().empty()) return std::nullopt;
   const Timing replay = time_schedule(schedule, ActionTimes{});
-  if (!replay.stall) throw std::logic_error("find_deadlock: the graph has a cycle but the engine finished");
+  if (!replay.stall) {
+    if (complete) throw std::logic_error("find_deadlock: the graph has a cycle but the engine finished");
+    return std::nullopt;
+  }
   return wait_cycle(schedule, *replay.stall);
 }
 

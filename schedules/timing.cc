@@ -90,27 +90,37 @@ class Engine {
     }
   }
 
-  // The action that would fill a result: the F, or whichever of B and I the stage's rank has left.
-  Action producer_of(const Result& result) const {
-    if (result.flow == Flow::Forward) return Action{result.stage, result.microbatch, Kind::F};
+  // The action that would fill a result, and whether its rank has it left to run: the F, or
+  // whichever of B and I the stage's rank runs. A missing backward is named as the stage's others are.
+  std::pair<Action, bool> producer_of(const Result& result) const {
     const int owner = schedule_.rank_of(result.stage);
     const auto& program = schedule_.programs[owner];
+    const auto produces = [&](const Action& a) {
+      return a.stage == result.stage && a.microbatch == result.microbatch &&
+             (result.flow == Flow::Forward ? a.kind == Kind::F : a.kind == Kind::B || a.kind == Kind::I);
+    };
     for (std::size_t pos = pc_[owner]; pos < program.size(); ++pos)
-      for (int i = 0; i < program[pos].size(); ++i) {
-        const Action& a = program[pos][i];
-        if (a.stage == result.stage && a.microbatch == result.microbatch && (a.kind == Kind::B || a.kind == Kind::I))
-          return a;
-      }
-    return Action{result.stage, result.microbatch, Kind::B};
+      for (int i = 0; i < program[pos].size(); ++i)
+        if (produces(program[pos][i])) return {program[pos][i], false};
+    if (result.flow == Flow::Forward) return {Action{result.stage, result.microbatch, Kind::F}, true};
+    Kind kind = Kind::B;
+    for (const Op& op : program)
+      for (int i = 0; i < op.size(); ++i)
+        if (op[i].stage == result.stage && op[i].kind == Kind::I) kind = Kind::I;
+    return {Action{result.stage, result.microbatch, kind}, true};
   }
 
   void finish(Timing& timing) const {
     close_timing(timing, free_at_);
+    timing.ops_run = pc_;
 
     Stall stall;
-    for (int r = 0; r < schedule_.ranks; ++r)
-      if (pc_[r] < schedule_.programs[r].size())
-        stall.waits.push_back({r, pc_[r], producer_of(index_.result(waiting_for_[r]))});
+    for (int r = 0; r < schedule_.ranks; ++r) {
+      if (pc_[r] == schedule_.programs[r].size()) continue;
+      const Result awaited = index_.result(waiting_for_[r]);
+      const auto [action, never_runs] = producer_of(awaited);
+      stall.waits.push_back({r, pc_[r], action, schedule_.rank_of(awaited.stage), never_runs});
+    }
     if (!stall.waits.empty()) timing.stall = std::move(stall);
   }
 

@@ -39,6 +39,11 @@ struct Stall {
     int rank;
     std::size_t position;  // index of the blocked op in the rank's program
     Action awaited;        // the F, or the B / I, it needs and nobody has produced
+    int awaited_rank;      // the rank of the awaited action's stage
+    /// The awaited action is not in what its rank has left to run: that rank ended its step without
+    /// it, or will (a schedule that misses ops). Its kind is then B or I as the stage's other
+    /// micro-batches run it.
+    bool never_runs = false;
   };
   std::vector<Wait> waits;  // one per unfinished rank, by rank
 };
@@ -51,6 +56,7 @@ struct Timing {
   double longest_rank_span = 0;
   std::vector<RankTiming> ranks;
   std::vector<std::vector<OpSpan>> spans;  // spans[rank][position], when recorded
+  std::vector<std::size_t> ops_run;        // per rank: how many ops of its program ran (all, unless stalled)
   std::optional<Stall> stall;              // set when the schedule deadlocks; the times are then partial
 };
 
@@ -61,6 +67,8 @@ void close_timing(Timing& timing, const std::vector<double>& finish);
 /// Times a validated schedule. Each op is started once and each dependency looked at a bounded number
 /// of times: a rank that must wait parks on the one action it waits for and is woken when that action
 /// ends, so the cost is linear in the number of actions (no rescans of idle ranks).
+/// A schedule that keeps validate_ops() but misses ops is run only to see where it stalls
+/// (find_deadlock): a rank that waits for a missing op stops there, and its timing means nothing else.
 Timing time_schedule(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options = {});
 
 }  // namespace pipegrid

@@ -45,7 +45,6 @@ std::uint8_t seen_bit(Kind kind) {
   return 0;
 }
 
-
 void check_action(const Schedule& schedule, const OpLocator& locate, int rank, std::size_t position, const Action& a) {
   const StageLayout& layout = schedule.layout;
   if (a.stage >= layout.num_stages())
@@ -69,6 +68,29 @@ void check_pair(const OpLocator& locate, int rank, std::size_t position, const O
                                  locate(rank, position), to_string(op), kind_letter(a), kind_letter(b)));
 }
 
+// The first stage and micro-batch, in stage order, that misses an action (the message validate()
+// throws), or "" when every one runs all of its own. Expects the programs to keep validate_ops().
+std::string first_missing(const Schedule& schedule) {
+  const StageLayout& layout = schedule.layout;
+  const std::size_t m = static_cast<std::size_t>(schedule.microbatches);
+  std::vector<std::uint8_t> seen(layout.num_stages() * m, 0);
+  for (const auto& program : schedule.programs)
+    for (const Op& op : program)
+      for (int i = 0; i < op.size(); ++i) seen[op[i].stage * m + op[i].microbatch] |= seen_bit(op[i].kind);
+  for (int s = 0; s < layout.num_stages(); ++s) {
+    for (int mb = layout.first_microbatch[s]; mb < layout.end_microbatch[s]; ++mb) {
+      const std::uint8_t have = seen[s * m + mb];
+      const auto missing = [&](std::string_view what) {
+        return fmt::format("stage {}, micro-batch {}: no {} on rank {}", s, mb, what, layout.rank_of_stage[s]);
+      };
+      if (!(have & kF)) return missing("forward (F)");
+      if (!(have & (kB | kI))) return missing("backward (B, or I and W)");
+      if ((have & kI) && !(have & kW)) return missing("weight gradient (W) after its I");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string locate_in_program(int rank, std::size_t position) {
@@ -76,6 +98,11 @@ std::string locate_in_program(int rank, std::size_t position) {
 }
 
 void validate(const Schedule& schedule, const OpLocator& locate) {
+  validate_ops(schedule, locate);
+  validate_complete(schedule);
+}
+
+void validate_ops(const Schedule& schedule, const OpLocator& locate) {
   validate_layout(schedule);
   const StageLayout& layout = schedule.layout;
   const std::size_t m = static_cast<std::size_t>(schedule.microbatches);
@@ -110,18 +137,12 @@ void validate(const Schedule& schedule, const OpLocator& locate) {
       for (int i = 0; i < op.size(); ++i) seen[op[i].stage * m + op[i].microbatch] |= seen_bit(op[i].kind);
     }
   }
-
-  for (int s = 0; s < layout.num_stages(); ++s) {
-    for (int mb = layout.first_microbatch[s]; mb < layout.end_microbatch[s]; ++mb) {
-      const std::uint8_t have = seen[s * m + mb];
-      const auto missing = [&](std::string_view what) {
-        return InputError(fmt::format("stage {}, micro-batch {}: no {} on rank {}", s, mb, what, layout.rank_of_stage[s]));
-      };
-      if (!(have & kF)) throw missing("forward (F)");
-      if (!(have & (kB | kI))) throw missing("backward (B, or I and W)");
-      if ((have & kI) && !(have & kW)) throw missing("weight gradient (W) after its I");
-    }
-  }
 }
+
+void validate_complete(const Schedule& schedule) {
+  if (const std::string missing = first_missing(schedule); !missing.empty()) throw InputError(missing);
+}
+
+bool is_complete(const Schedule& schedule) { return first_missing(schedule).empty(); }
 
 }  // namespace pipegrid

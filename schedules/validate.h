@@ -22,7 +22,18 @@ std::string locate_in_program(int rank, std::size_t position);
 ///  - an overlapped pair joins a forward with a backward (B or I);
 ///  - each stage runs F once per micro-batch and either B, or I and W, once;
 ///  - on its rank, a forward comes before its backward and I before its W.
-/// Deadlocks are not its business: see deadlock.h.
+/// Deadlocks are not its business: see deadlock.h. validate() is validate_ops() then validate_complete().
 void validate(const Schedule& schedule, const OpLocator& locate = locate_in_program);
+
+/// Every rule but completeness: what each op is, and its order against what its rank ran before. A
+/// schedule that keeps these but misses ops is one a framework would run — and where another rank
+/// waits for a missing op, hang in (find_deadlock reports that as a deadlock).
+void validate_ops(const Schedule& schedule, const OpLocator& locate = locate_in_program);
+
+/// The last rule: each stage runs F once per micro-batch and B, or I and W. Throws InputError
+/// naming the first stage and micro-batch that misses one ("stage 1, micro-batch 3: no backward (B,
+/// or I and W) on rank 1"); is_complete() says whether it would.
+void validate_complete(const Schedule& schedule);
+bool is_complete(const Schedule& schedule);
 
 }  // namespace pipegrid

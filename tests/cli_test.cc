@@ -139,7 +139,9 @@ TEST(Cli, CheckReportsADeadlockWithExitCode3) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "deadlock: rank 0 waits for 1B3 on rank 1, which waits for 0F4 on rank 0\n"
                    "  rank 0 is blocked at 0B3 (" + kData + "/crossed_deadlock.csv:3:8)\n"
-                   "  rank 1 is blocked at 1F4 (" + kData + "/crossed_deadlock.csv:4:8)\n");
+                   "  rank 1 is blocked at 1F4 (" + kData + "/crossed_deadlock.csv:4:8)\n"
+                   "fix: each rank runs the micro-batches in an order its neighbours cannot meet; generate every "
+                   "rank's program from one schedule function so that the forwards and backwards line up\n");
 }
 
 struct BadInput {
@@ -193,9 +195,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"UnknownPlacement", "check " + kData + "/handwritten_1f1b.csv --placement zigzag",
                  "--placement zigzag: must be one of inferred, loop, v"},
         BadInput{"MissingFile", "check " + kData + "/no_such_file.csv", kData + "/no_such_file.csv: cannot open the file"},
-        BadInput{"TimelineTooWide", "schedule --schedule gpipe --pp 64 --microbatches 4096 --format timeline",
-                 "--format timeline: gpipe on 64 ranks with 4096 micro-batches would be 99816 columns wide (limit "
-                 "20000); use --format table, or fewer micro-batches"}),
+        BadInput{"TimelineNarrowerThanAUsefulOne",
+                 "schedule --schedule gpipe --pp 64 --microbatches 4096 --format timeline --width 19",
+                 "--width 19: must be at least 20"},
+        BadInput{"PlotOfAComparison", "schedule --schedule all --pp 4 --microbatches 8 --plot all.png",
+                 "--plot all.png: draws one schedule; choose one with --schedule NAME"}),
     [](const ::testing::TestParamInfo<BadInput>& param_info) { return param_info.param.name; });
 
 TEST(Cli, HelpOnEveryCommand) {

@@ -103,7 +103,10 @@ TEST(CommActions, ACrossedOrderDeadlocksWithItsCycleUnderRendezvous) {
     EXPECT_EQ(t.deadlock->report(csv.schedule, csv.locator(), csv.comm_locator()),
               "deadlock: rank 0 waits for rank 1 to post 1SEND_B0, which waits for rank 0 to post 0SEND_F0\n"
               "  rank 0 is blocked at [0RECV_B0] (two.csv:1:2)\n"
-              "  rank 1 is blocked at 1F0 (two.csv:2:2)");
+              "  rank 1 is blocked at 1F0 (two.csv:2:2)\n"
+              "fix: both sides receive first and each waits for a send its peer posts only after its own receive; "
+              "post the send before the receive on one side, or both in one batch (batch_isend_irecv)");
+    EXPECT_EQ(t.deadlock->hint().shape, DeadlockShape::RecvRecv);
   }
 }
 

@@ -26,7 +26,11 @@ TEST(Deadlock, CrossedOrderIsReportedAsACycleOfWaits) {
   EXPECT_EQ(deadlock->report(csv.schedule, csv.locator()),
             "deadlock: rank 0 waits for 1B3 on rank 1, which waits for 0F4 on rank 0\n"
             "  rank 0 is blocked at 0B3 (" + kData + "/crossed_deadlock.csv:3:8)\n"
-            "  rank 1 is blocked at 1F4 (" + kData + "/crossed_deadlock.csv:4:8)");
+            "  rank 1 is blocked at 1F4 (" + kData + "/crossed_deadlock.csv:4:8)\n"
+            "fix: each rank runs the micro-batches in an order its neighbours cannot meet; generate every rank's "
+            "program from one schedule function so that the forwards and backwards line up");
+  EXPECT_FALSE(deadlock->open);
+  EXPECT_EQ(deadlock->hint().shape, DeadlockShape::ComputeOrder);
 }
 
 TEST(Deadlock, TheGraphsCycleRunsThroughTheBlockedOps) {

@@ -28,10 +28,13 @@ OptionValues from_command_line(Command command, std::vector<std::string> args) {
 }
 
 // A value of the option that differs from its default where one exists, as command-line text and as
-// a TOML value: the first choice that is not the default, the bound nearest the default, "true".
+// a TOML value: the first choice that is not the default, a number within the bounds, "true".
 std::pair<std::string, std::string> sample(const OptionSpec& o) {
   switch (o.type) {
-    case ValueType::Integer: return {"3", "3"};
+    case ValueType::Integer: {  // 3, or the lower bound where 3 is below it (--width: 20)
+      const std::string n = std::to_string(o.bounds.min > 3 ? static_cast<int>(o.bounds.min) : 3);
+      return {n, n};
+    }
     case ValueType::Number: return {"0.5", "0.5"};
     case ValueType::Flag: return {"", "true"};
     case ValueType::Choice: {

@@ -278,7 +278,10 @@ TEST(ScheduleFiles, HeadToHeadSendsDeadlockUnderRendezvousWithTheirCycle) {
   const auto at = [](const std::string& cell) { return " (" + kHeadToHead + ":" + cell + ")\n"; };
   EXPECT_EQ(checked.err,
             "deadlock: rank 0 waits for rank 1 to post 1RECV_F1, which waits for rank 0 to post 2RECV_F0\n" +
-                ("  rank 0 is blocked at [0SEND_F1]" + at("1:4")) + ("  rank 1 is blocked at [1SEND_F0]" + at("2:3")));
+                ("  rank 0 is blocked at [0SEND_F1]" + at("1:4")) + ("  rank 1 is blocked at [1SEND_F0]" + at("2:3")) +
+                "fix: both sides send first and a rendezvous send waits for a receive posted later; make sends "
+                "asynchronous (--p2p async), post each send with the receive it meets in one batch "
+                "(batch_isend_irecv: --comm-plan megatron), or have odd ranks receive first\n");
   const auto simulated = run_pipegrid("simulate --platform " + kIdeal + " --schedule-file " + kHeadToHead +
                                       " --stage-placement loop" + kTimes + " --p2p rendezvous --format json");
   EXPECT_EQ(simulated.exit_code, 3);

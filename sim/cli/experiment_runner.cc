@@ -13,9 +13,9 @@ int run_and_print(const input::Experiment& experiment) {
     case input::Command::Simulate:
       return print_simulation_outcome(run::run_simulation(values), values.text("format"));
     case input::Command::Schedule:
-      return print_schedule_outcome(run::run_schedule(values), values.text("format"));
+      return run_schedule_command(values, input::Command::Schedule);
     case input::Command::Check:
-      return print_schedule_outcome(run::run_check(values), values.text("format"));
+      return run_schedule_command(values, input::Command::Check);
     default:
       throw std::logic_error("run_and_print: not a command that runs an experiment");
   }

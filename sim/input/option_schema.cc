@@ -250,6 +250,14 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "format", .section = "output", .commands = {Schedule, Check}, .type = Choice,
        .choices = {"table", "timeline", "csv", "json"}, .default_text = "table",
        .help = "table, timeline (ASCII diagram), csv (the programs) or json", .identity = false},
+      {.flag = "width", .section = "output", .commands = {Schedule, Check}, .type = Integer, .unit = "columns",
+       .bounds = at_least(20, 20000),
+       .help = "--format timeline fits in this many columns (default $COLUMNS if a number, else 100)",
+       .identity = false},
+      {.flag = "plot", .section = "output", .commands = {Schedule, Check}, .type = Text,
+       .help = "FILE.png: the Gantt chart of the run's trace.csv, drawn by experiments/plot/gantt.py (--out's, "
+               "else a temporary directory's)",
+       .identity = false},
 
       // --- platform gen and info --------------------------------------------------------------------
       {.flag = "preset", .commands = {PlatformGen}, .type = Choice, .choices = platform_presets(),

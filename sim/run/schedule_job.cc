@@ -12,6 +12,7 @@
 #include "sim/run/comm_options.h"
 #include "sim/run/limits.h"
 #include "sim/run/schedule_report.h"
+#include "sim/run/static_deadlock.h"
 
 namespace pipegrid::run {
 
@@ -27,35 +28,64 @@ struct Request {
   std::string out;
 };
 
-Request request_of(const OptionValues& v) {
+Request request_of(const OptionValues& v, const std::optional<std::string>& out_dir) {
   Request r;
   r.times = {v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
   r.times.validate();
   r.format = v.text("format");
   r.engine.p2p_latency = v.number("p2p-latency");
-  r.engine.record_spans = r.format == "timeline";
   r.engine.p2p = p2p_mode_of(v);
   r.engine.channels = static_cast<int>(v.integer("p2p-channels"));
   r.plan = comm_plan_of(v);
-  if (v.has("out")) r.out = v.text("out");
+  if (out_dir) r.out = *out_dir;
+  else if (v.has("out")) r.out = v.text("out");
+  // The timeline draws the spans; trace.csv holds them.
+  r.engine.record_spans = r.format == "timeline" || !r.out.empty();
   return r;
 }
 
+// The deadlock's report for the terminal, and under --out its files.
+template <typename Deadlock>
+ScheduleOutcome deadlocked(const Request& request, const Deadlock& deadlock, std::string report,
+                           const Schedule& schedule, const Timing& partial,
+                           const std::vector<MessageSpan>& messages = {}) {
+  ScheduleOutcome outcome;
+  outcome.deadlock = std::move(report);
+  if (!request.out.empty())
+    write_deadlock_outputs(request.out, schedule, partial, messages, deadlock_json(deadlock, schedule, partial));
+  return outcome;
+}
+
 // Validates, looks for a deadlock, times one schedule (not for --format csv, which only prints its
-// programs) and writes its files.
+// programs) and writes its files. A schedule that misses ops is a hang where another rank waits for
+// one (exit 3) and bad input where nobody does (validate_complete's message, exit 2).
 ScheduleOutcome check_and_time(Schedule schedule, const Request& request, const OpLocator& locate,
                                const CommLocator& locate_batch = locate_comm_batch) {
-  ScheduleOutcome outcome;
-  validate(schedule, locate);
-  if (const auto deadlock = find_deadlock(schedule)) {
-    outcome.deadlock = deadlock->report(schedule, locate);
-    return outcome;
+  validate_ops(schedule, locate);
+  if (schedule.has_comms() && !is_complete(schedule)) {
+    // The file's own comm actions say where its ranks block: a receive whose sender skipped the op
+    // waits for a send never posted.
+    validate_comms(schedule, locate, locate_batch);
+    CommTimingOptions engine = request.engine;
+    engine.record_spans = true;
+    const CommTiming hang = time_lowered(schedule, request.times, engine);
+    if (hang.deadlock)
+      return deadlocked(request, *hang.deadlock, hang.deadlock->report(schedule, locate, locate_batch), schedule,
+                        hang.timing, hang.messages);
+    validate_complete(schedule);
   }
+  if (find_deadlock(schedule)) {
+    // Replayed with the given times, for when each rank blocked and the trace of what ran.
+    const Timing replay = time_schedule(schedule, request.times, {request.engine.p2p_latency, true});
+    const Deadlock deadlock = wait_cycle(schedule, *replay.stall);
+    return deadlocked(request, deadlock, deadlock.report(schedule, locate), schedule, replay);
+  }
+  validate_complete(schedule);
   ScheduleRun run = time_run(std::move(schedule), request.times, request.plan, request.engine, locate, locate_batch);
-  if (run.deadlock) {
-    outcome.deadlock = run.deadlock->report(run.schedule, locate, locate_batch);
-    return outcome;
-  }
+  if (run.deadlock)
+    return deadlocked(request, *run.deadlock, run.deadlock->report(run.schedule, locate, locate_batch), run.schedule,
+                      run.timing, run.messages);
+  ScheduleOutcome outcome;
   outcome.runs.push_back(std::move(run));
   if (!request.out.empty()) write_schedule_outputs(request.out, outcome.runs.front());
   return outcome;
@@ -108,9 +138,9 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
 
 }  // namespace
 
-ScheduleOutcome run_schedule(const OptionValues& v) {
+ScheduleOutcome run_schedule(const OptionValues& v, const std::optional<std::string>& out_dir) {
   v.check_required();
-  const Request request = request_of(v);
+  const Request request = request_of(v, out_dir);
   const ScheduleParams params{static_cast<int>(v.integer("pp")), static_cast<int>(v.integer("microbatches")),
                               static_cast<int>(v.integer("chunks"))};
   const std::string& name = v.text("schedule");
@@ -119,9 +149,9 @@ ScheduleOutcome run_schedule(const OptionValues& v) {
   return check_and_time(generate_schedule(name, params), request, locate_in_program);
 }
 
-ScheduleOutcome run_check(const OptionValues& v) {
+ScheduleOutcome run_check(const OptionValues& v, const std::optional<std::string>& out_dir) {
   v.check_required();
-  const Request request = request_of(v);
+  const Request request = request_of(v, out_dir);
   const CsvSchedule csv = read_schedule_csv_file(
       v.text("file"),
       choose<CsvPlacement>(

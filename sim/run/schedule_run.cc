@@ -17,6 +17,7 @@ ScheduleRun time_run(Schedule schedule, const ActionTimes& times, CommPlan plan,
   CommTiming timed = time_lowered(run.schedule, times, options);
   run.timing = std::move(timed.timing);
   run.deadlock = std::move(timed.deadlock);
+  run.messages = std::move(timed.messages);
   run.peak_activations = peak_activations(run.schedule);
   run.times = times;
   run.plan = plan;

@@ -21,6 +21,7 @@ struct ScheduleRun {
   bool written_comms = false;           // the schedule came with its comm actions (no plan lowered it)
   CommTimingOptions options;            // the p2p latency, semantics and channels the engine used
   Timing timing;                        // partial when `deadlock` is set
+  std::vector<MessageSpan> messages;    // with options.record_spans: every message's flow
   std::optional<CommDeadlock> deadlock;  // the order of its comm actions deadlocks
   std::vector<int> peak_activations;  // per rank, in micro-batches on one virtual stage
 };

@@ -1,0 +1,19 @@
+// --plot FILE.png of `schedule` and `check`: the Gantt chart of a run's trace.csv, drawn by this
+// checkout's experiments/plot/gantt.py with the system's Python (Debian's matplotlib and pandas).
+// gantt.py draws a deadlock when deadlock.json lies beside the trace.
+#pragma once
+
+#include <string>
+
+namespace pipegrid::cli {
+
+/// Throws InputError naming `flag_value` (--plot FILE.png) when /usr/bin/python3, gantt.py or the
+/// modules it imports (matplotlib, pandas) are missing, so that nothing runs before the plot is
+/// known to be drawable.
+void check_gantt_plotter(const std::string& flag_value);
+
+/// Runs `/usr/bin/python3 gantt.py TRACE --out PNG` and waits for it; "" when it drew the chart,
+/// otherwise why not (its own error is on stderr).
+std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png);
+
+}  // namespace pipegrid::cli
