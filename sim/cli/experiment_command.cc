@@ -4,46 +4,22 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <memory>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "sim/cli/app.h"
+#include "sim/cli/child_process.h"
 #include "sim/cli/command_options.h"
 #include "sim/cli/experiment_runner.h"
+#include "sim/cli/gantt_plot.h"
 #include "sim/input/text_values.h"
 #include "sim/sweep/slurm.h"
 #include "sim/sweep/sweep_spec.h"
 
-extern char** environ;
-
 namespace pipegrid::cli {
 
 namespace {
-
-std::string self_binary() {
-  std::error_code error;
-  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::string("pipegrid") : path.string();
-}
-
-// experiments/plot/gantt.py DIR/trace.csv --out DIR/gantt.png, with the system's Python (Debian's
-// matplotlib and pandas). False if it cannot start or fails; the run's own outputs stand regardless.
-bool draw_gantt(const std::string& out) {
-  const std::string script = std::string(PIPEGRID_SOURCE_DIR) + "/experiments/plot/gantt.py";
-  std::vector<std::string> args = {"/usr/bin/python3", script, out + "/trace.csv", "--out", out + "/gantt.png"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  pid_t pid = 0;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return false;
-  int status = 0;
-  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
 
 // The experiment of FILE with the flags after it (any flag of its command) overriding its keys.
 input::Experiment experiment_with_overrides(const std::string& file, const std::vector<std::string>& overrides) {
@@ -73,9 +49,14 @@ int run_experiment(const input::OptionValues& flags, const std::vector<std::stri
   if (plot && experiment.command() != input::Command::Simulate)
     throw InputError(fmt::format("--plot: draws a simulation's trace; this experiment runs {}",
                                  input::command_name(experiment.command())));
+  if (plot) check_gantt_plotter("DIR/gantt.png");
   const int code = run_and_print(experiment);
-  if (code == kExitOk && plot && !draw_gantt(experiment.values.text("out")))
-    std::cerr << "pipegrid: warning: the Gantt chart could not be drawn (experiments/plot/gantt.py)\n";
+  // A deadlocked run is drawn too: gantt.py finds deadlock.json beside the trace and draws the cycle.
+  if ((code == kExitOk || code == kExitDeadlock) && plot) {
+    const std::string& out = experiment.values.text("out");
+    if (const std::string why = draw_gantt_chart(out + "/trace.csv", out + "/gantt.png"); !why.empty())
+      std::cerr << "pipegrid: warning: the Gantt chart could not be drawn: " << why << '\n';
+  }
   return code;
 }
 

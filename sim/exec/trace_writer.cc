@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "schedules/stage_chunks.h"
 
 namespace pipegrid::sim {
 
@@ -21,12 +22,9 @@ int thread_id(const TracedGpu& gpu, Track track) { return 2 * gpu.local + (track
 
 StageLabels stage_labels(const Schedule& schedule) {
   StageLabels labels;
-  std::vector<int> seen_on_rank(schedule.ranks, 0);
-  const bool directions = schedule.name == "dualpipe" || schedule.name == "dualpipev";
-  for (int stage = 0; stage < schedule.num_stages(); ++stage) {
-    labels.chunk.push_back(seen_on_rank[schedule.rank_of(stage)]++);
-    labels.direction.push_back(!directions ? "" : stage < schedule.ranks ? "down" : "up");
-  }
+  labels.chunk = chunks_of_stages(schedule.layout);
+  for (int stage = 0; stage < schedule.num_stages(); ++stage)
+    labels.direction.emplace_back(direction_of(schedule, stage));
   return labels;
 }
 

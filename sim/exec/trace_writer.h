@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "schedules/schedule.h"
+#include "common/trace_columns.h"
 #include "sim/exec/placement.h"
 
 namespace pipegrid::sim {
@@ -31,15 +32,11 @@ struct TraceEvent {
   double end = 0;
 };
 
-/// The columns of trace.csv, in order (README documents them).
-inline constexpr std::array<std::string_view, 16> kTraceColumns = {
-    "gpu",   "host",       "node", "tp",    "dp",  "pp",    "track", "kind",
-    "stage", "microbatch", "peer", "bytes", "start", "end", "chunk", "direction"};
+/// The columns of trace.csv, in order: one list for every engine (common/trace_columns.h).
+inline constexpr auto& kTraceColumns = kTraceCsvColumns;
 
-/// Per virtual stage, what trace.csv's last two columns say of its compute rows: its chunk (its index
-/// among its rank's stages, in stage order: interleaved stage s is chunk s / p, a V's down leg 0 and
-/// up leg 1) and, for DualPipe and DualPipeV only, its direction: down for the stages a micro-batch
-/// meets first from rank 0 (0 … p − 1), up for the others; empty otherwise.
+/// Per virtual stage, what trace.csv's last two columns say of its compute rows: its chunk and, for
+/// DualPipe, its direction (schedules/stage_chunks.h).
 struct StageLabels {
   std::vector<int> chunk;
   std::vector<std::string> direction;
