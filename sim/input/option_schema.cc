@@ -238,6 +238,9 @@ std::vector<OptionSpec> build_schema() {
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,
        .help = "directory for the run's files (summary.json and the traces, or schedule.csv)", .identity = false},
+      {.flag = "report", .section = "output", .commands = kTimed, .type = Flag, .default_text = "false",
+       .help = "after the run, write DIR/report.html from its --out files (as pipegrid report DIR does)",
+       .identity = false},
       {.flag = "trace", .section = "output", .commands = kSim, .type = Choice, .choices = {"all", "pipeline", "off"},
        .default_text = "all", .help = "which GPUs the trace keeps: all, pipeline (tp 0, dp 0) or off"},
       {.flag = "format", .section = "output", .commands = kSim, .type = Choice, .choices = {"table", "json"},
@@ -292,6 +295,12 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "1", .help = "Slurm array tasks (shards)"},
       {.flag = "jobs-per-task", .commands = {Sweep}, .type = Integer, .bounds = at_least(1, 4096), .default_text = "1",
        .help = "configurations at once in each Slurm task"},
+
+      // --- report -----------------------------------------------------------------------------------
+      {.flag = "dir", .commands = {Report}, .type = Text,
+       .help = "output directory of a run (summary.json, trace.csv, deadlock.json, links.csv, experiment.toml, "
+               "lesson.json) or of a pitfall (broken/ and fixed/)",
+       .required = {Report}, .positional = true},
   };
   // clang-format on
 }
@@ -314,6 +323,8 @@ std::string_view command_name(Command command) {
       return "run";
     case Command::Sweep:
       return "sweep";
+    case Command::Report:
+      return "report";
   }
   return "?";
 }

@@ -13,7 +13,7 @@
 namespace pipegrid::input {
 
 /// The commands whose options the schema declares.
-enum class Command : std::uint8_t { Simulate, Schedule, Check, PlatformGen, PlatformInfo, Run, Sweep };
+enum class Command : std::uint8_t { Simulate, Schedule, Check, PlatformGen, PlatformInfo, Run, Sweep, Report };
 std::string_view command_name(Command command);
 
 /// A set of commands, as a bit mask.
