@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev                # summary.json, --format json
   libtomlplusplus-dev               # experiment and sweep files
   python3-matplotlib python3-pandas # plots (experiments/plot/)
+  chromium                          # a real browser: tests/report/browser_test.py loads the HTML report
   slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)
 )
 fuzz_packages=(

@@ -13,6 +13,7 @@
 #include "sim/cli/options_command.h"
 #include "sim/cli/pitfalls_command.h"
 #include "sim/cli/platform_command.h"
+#include "sim/cli/report_command.h"
 
 namespace pipegrid::cli {
 
@@ -40,6 +41,7 @@ void build_app(CLI::App& app, std::function<int()>& run) {
       app, run, input::Command::Simulate,
       "Run a schedule with one SimGrid actor per GPU on a platform: contended p2p, collectives, traces");
   add_experiment_commands(app, run);
+  add_report_command(app, run);
   add_options_command(app, run);
   add_pitfalls_command(app, run);
 }

@@ -2,12 +2,15 @@
 
 #include <stdexcept>
 
+#include "sim/cli/report_command.h"
 #include "sim/cli/schedule_command.h"
 #include "sim/cli/simulate_command.h"
 
 namespace pipegrid::cli {
 
-int run_and_print(const input::Experiment& experiment) {
+namespace {
+
+int run_command(const input::Experiment& experiment) {
   const input::OptionValues& values = experiment.values;
   switch (experiment.command()) {
     case input::Command::Simulate:
@@ -19,6 +22,15 @@ int run_and_print(const input::Experiment& experiment) {
     default:
       throw std::logic_error("run_and_print: not a command that runs an experiment");
   }
+}
+
+}  // namespace
+
+int run_and_print(const input::Experiment& experiment) {
+  check_report_request(experiment.values);
+  const int code = run_command(experiment);
+  report_after_run(experiment.values, code);
+  return code;
 }
 
 }  // namespace pipegrid::cli

@@ -243,6 +243,9 @@ std::vector<OptionSpec> build_schema() {
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,
        .help = "directory for the run's files (summary.json and the traces, or schedule.csv)", .identity = false},
+      {.flag = "report", .section = "output", .commands = kTimed, .type = Flag, .default_text = "false",
+       .help = "after the run, write DIR/report.html from its --out files (as pipegrid report DIR does)",
+       .identity = false},
       {.flag = "trace", .section = "output", .commands = kSim, .type = Choice, .choices = {"all", "pipeline", "off"},
        .default_text = "all", .help = "which GPUs the trace keeps: all, pipeline (tp 0, dp 0) or off"},
       {.flag = "format", .section = "output", .commands = kSim, .type = Choice, .choices = {"table", "json"},
@@ -318,6 +321,11 @@ std::vector<OptionSpec> build_schema() {
        .help = "the folder of lessons (default: experiments/pitfalls of the source tree pipegrid was built from)"},
       {.flag = "timeout", .commands = {Pitfalls}, .type = Number, .unit = "s", .bounds = interval(0, true, 3600, false),
        .default_text = "60", .help = "wall time each run may take before it is killed"},
+      // --- report -----------------------------------------------------------------------------------
+      {.flag = "dir", .commands = {Report}, .type = Text,
+       .help = "output directory of a run (summary.json, trace.csv, deadlock.json, links.csv, experiment.toml, "
+               "lesson.json) or of a pitfall (broken/ and fixed/)",
+       .required = {Report}, .positional = true},
   };
   // clang-format on
 }
@@ -342,6 +350,8 @@ std::string_view command_name(Command command) {
       return "sweep";
     case Command::Pitfalls:
       return "pitfalls";
+    case Command::Report:
+      return "report";
   }
   return "?";
 }

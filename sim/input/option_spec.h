@@ -13,7 +13,7 @@
 namespace pipegrid::input {
 
 /// The commands whose options the schema declares.
-enum class Command : std::uint8_t { Simulate, Schedule, Check, PlatformGen, PlatformInfo, Run, Sweep, Pitfalls };
+enum class Command : std::uint8_t { Simulate, Schedule, Check, PlatformGen, PlatformInfo, Run, Sweep, Pitfalls, Report };
 std::string_view command_name(Command command);
 
 /// A set of commands, as a bit mask.

@@ -1,0 +1,45 @@
+#include "sim/cli/report_command.h"
+
+#include <iostream>
+#include <memory>
+
+#include "common/exit_codes.h"
+#include "common/input_error.h"
+#include "sim/cli/command_options.h"
+#include "sim/report/report.h"
+
+namespace pipegrid::cli {
+
+void add_report_command(CLI::App& app, std::function<int()>& run) {
+  CLI::App* sub = app.add_subcommand(
+      "report", "Write DIR/report.html: a run's inputs, summary, Gantt chart, deadlock, links and lesson, one offline page");
+  auto options = std::make_shared<CommandOptions>(*sub, input::Command::Report);
+  sub->callback([&run, options] {
+    run = [options] {
+      const input::OptionValues values = options->values();
+      values.check_required();
+      const std::string path = report::write_report(values.text("dir"));
+      std::cout << "wrote " << path << '\n';
+      return kExitOk;
+    };
+  });
+}
+
+void check_report_request(const input::OptionValues& values) {
+  if (!values.flag("report")) return;
+  if (!values.has("out")) throw InputError("--report: needs an output directory (--out DIR or [output] out)");
+  if (values.command() == input::Command::Schedule && values.text("schedule") == "all")
+    throw InputError("--report: reports one run; --schedule all compares many (choose one with --schedule NAME)");
+}
+
+void report_after_run(const input::OptionValues& values, int code) {
+  if (!values.flag("report") || (code != kExitOk && code != kExitDeadlock)) return;
+  try {
+    const std::string path = report::write_report(values.text("out"));
+    std::cerr << "wrote " << path << '\n';
+  } catch (const InputError& e) {
+    std::cerr << "pipegrid: warning: --report: " << e.what() << '\n';
+  }
+}
+
+}  // namespace pipegrid::cli

@@ -1,0 +1,63 @@
+#include "sim/report/run_files.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "common/input_error.h"
+
+namespace pipegrid::report {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether `path` exists; InputError when it is something a report must not open (a device, a FIFO
+// would block for ever) or is larger than `max_bytes`.
+bool present(const std::string& path, std::uintmax_t max_bytes) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || status.type() == fs::file_type::not_found) return false;
+  if (status.type() != fs::file_type::regular) throw InputError(fmt::format("{}: not a regular file", path));
+  if (max_bytes > 0 && fs::file_size(path, error) > max_bytes)
+    throw InputError(fmt::format("{}: larger than {} MiB, more than a report reads", path, max_bytes >> 20));
+  return true;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot be read", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::optional<nlohmann::json> read_json(const std::string& path) {
+  if (!present(path, 64u << 20)) return std::nullopt;
+  try {
+    return nlohmann::json::parse(slurp(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+}
+
+}  // namespace
+
+RunFiles read_run_files(const std::string& dir) {
+  RunFiles files;
+  files.dir = dir;
+  while (files.dir.size() > 1 && files.dir.back() == '/') files.dir.pop_back();
+  std::error_code error;
+  if (!fs::exists(files.dir, error)) throw InputError(fmt::format("{}: no such directory", dir));
+  if (!fs::is_directory(files.dir, error)) throw InputError(fmt::format("{}: not a directory", dir));
+  files.summary = read_json(files.path("summary.json"));
+  files.deadlock = read_json(files.path("deadlock.json"));
+  files.lesson = read_json(files.path("lesson.json"));
+  if (present(files.path("experiment.toml"), 1u << 20)) files.experiment = slurp(files.path("experiment.toml"));
+  files.trace = present(files.path("trace.csv"), 0);
+  files.links = present(files.path("links.csv"), 0);
+  return files;
+}
+
+}  // namespace pipegrid::report

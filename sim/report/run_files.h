@@ -1,0 +1,32 @@
+// What a run's output directory holds, for the HTML report: the JSON files parsed, the TOML kept as
+// text, the CSV files only noted (they are read as they are drawn). Nothing else in the directory is
+// looked at, so that the same files give the same page.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace pipegrid::report {
+
+struct RunFiles {
+  std::string dir;  // as the user gave it, without a trailing '/': error messages name files under it
+  std::optional<nlohmann::json> summary;    // summary.json: simulate's, or schedule/check's
+  std::optional<nlohmann::json> deadlock;   // deadlock.json (spec §1, or the executor's first format)
+  std::optional<nlohmann::json> lesson;     // lesson.json (spec §4)
+  std::optional<std::string> experiment;    // experiment.toml, as text
+  bool trace = false;                       // trace.csv
+  bool links = false;                       // links.csv
+
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  bool empty() const { return !summary && !deadlock && !lesson && !experiment && !trace && !links; }
+};
+
+/// The file names a report reads, for the message that says a directory holds none of them.
+inline constexpr const char* kReportFiles = "summary.json, trace.csv, deadlock.json, links.csv, experiment.toml, lesson.json";
+
+/// Reads what `dir` holds. InputError when `dir` does not exist or is not a directory, or one of its files is not a
+/// regular file, is larger than the report reads (JSON 64 MiB, TOML 1 MiB) or is not valid JSON.
+RunFiles read_run_files(const std::string& dir);
+
+}  // namespace pipegrid::report
