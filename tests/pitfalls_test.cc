@@ -77,7 +77,8 @@ void expect_cycle(const LessonRun& run, const std::string& setup, const std::vec
   EXPECT_EQ(cycle_of_text(run.first_stderr_line(setup)), ranks) << run.first_stderr_line(setup);
   if (!run.has(setup, "deadlock.json")) return;
   std::vector<int> from_json;
-  for (const json& wait : run.deadlock(setup)["cycle"]) from_json.push_back(wait["rank"].get<int>());
+  const json deadlock = run.deadlock(setup);  // kept: a range-for over a temporary's member dangles
+  for (const json& wait : deadlock["cycle"]) from_json.push_back(wait["rank"].get<int>());
   EXPECT_EQ(from_json, ranks);
 }
 
