@@ -155,6 +155,23 @@ TEST(ReportCli, ALessonsTextIsEscapedAndAPitfallsPageShowsBothRuns) {
   EXPECT_EQ(count(page, "<svg class=\"gantt\""), 2u);
 }
 
+TEST(ReportCli, ALessonsCommandAndOutputStayLinesAndEveryFixHasItsRun) {
+  // `pipegrid pitfalls` writes fixed-NAME/ for each of several fixes; a fence in "What you see" is a
+  // command and its output, line by line.
+  const std::string dir = temp_dir("fixes");
+  ASSERT_EQ(run_pipegrid(kDeadlocking + " --out " + dir + "/broken").exit_code, 3);
+  ASSERT_EQ(run_pipegrid(kDeadlocking + " --p2p async --out " + dir + "/fixed-async").exit_code, 0);
+  ASSERT_EQ(run_pipegrid(kDeadlocking + " --comm-plan megatron --out " + dir + "/fixed-batched").exit_code, 0);
+  std::ofstream(dir + "/broken/lesson.json")
+      << R"({"name": "n", "title": "t", "what_you_see": "```\n$ pipegrid check a<b.csv\n  rank 0\n```\nExit 3.",
+             "why": "w", "fix": "f", "source": "s"})";
+  const std::string page = report_of(dir);
+  EXPECT_NE(page.find("<pre>$ pipegrid check a&lt;b.csv\n  rank 0\n</pre>\n<p>Exit 3.</p>"), std::string::npos);
+  EXPECT_NE(page.find("<h2>Fixed (async): makespan"), std::string::npos);
+  EXPECT_NE(page.find("<h2>Fixed (batched): makespan"), std::string::npos);
+  EXPECT_EQ(count(page, "<svg class=\"gantt\""), 3u);
+}
+
 TEST(ReportCli, ReportOnARunWritesThePageAfterIt) {
   const std::string dir = temp_dir("flag");
   const auto r = run_pipegrid(kDeadlocking + " --out " + dir + " --report");

@@ -11,6 +11,7 @@
 #include "sim/cli/child_process.h"
 #include "sim/cli/command_options.h"
 #include "sim/input/option_schema.h"
+#include "sim/report/report.h"
 #include "sim/run/lesson.h"
 
 namespace pipegrid::cli {
@@ -42,15 +43,6 @@ std::string first_line(const fs::path& file) {
   return "";
 }
 
-// Whether the command a setup runs declares --report in the schema: such a run writes its own
-// DIR/report.html (with lesson.json already there); the others' folders go through `pipegrid report`.
-bool takes_report_flag(const std::vector<std::string>& args) {
-  for (input::Command c :
-       {input::Command::Simulate, input::Command::Schedule, input::Command::Check, input::Command::Run})
-    if (args.front() == input::command_name(c)) return input::find_option(c, "report") != nullptr;
-  return false;
-}
-
 struct RunContext {
   std::string binary;
   fs::path out;
@@ -65,8 +57,9 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
   std::ofstream(dir / "lesson.json") << run::lesson_json(lesson, setup, text);
   std::vector<std::string> args = setup.args;
   args.insert(args.end(), {"--out", dir.string()});
-  const bool own_report = ctx.report && takes_report_flag(args);
-  if (own_report) args.emplace_back("--report");
+  // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its
+  // own DIR/report.html, with lesson.json already there.
+  if (ctx.report) args.emplace_back("--report");
   const ChildOutcome outcome =
       run_child(ctx.binary, args, lesson.dir, dir / "stdout.txt", dir / "stderr.txt", ctx.timeout);
   const bool as_expected = !outcome.timed_out && outcome.exit_code == setup.expected_exit;
@@ -81,14 +74,6 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
   for (const char* stream : {"stdout", "stderr"}) {
     const std::string line = first_line(dir / (std::string(stream) + ".txt"));
     if (!line.empty()) std::cout << fmt::format("  {}: {}\n", stream, line);
-  }
-  if (ctx.report && !own_report) {
-    // This run's command has no --report yet: the report command reads what DIR holds afterwards.
-    const ChildOutcome report = run_child(ctx.binary, {"report", dir.string()}, lesson.dir, dir / "report-stdout.txt",
-                                          dir / "report-stderr.txt", ctx.timeout);
-    if (report.exit_code != kExitOk)
-      std::cout << fmt::format("  report: not written (pipegrid report {}: {})\n", dir.string(),
-                               report.timed_out ? "killed" : fmt::format("exit {}", report.exit_code));
   }
   return as_expected;
 }
@@ -120,6 +105,8 @@ int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
   }
   std::cout << fmt::format("pitfalls: {} of {} runs as lesson.toml expects; files in {}\n", matched, runs,
                            v.text("out"));
+  // The lesson's page: its explanation and the broken and fixed runs side by side.
+  if (ctx.report) std::cout << fmt::format("wrote {}\n", report::write_report(ctx.out.string()));
   return matched == runs ? kExitOk : kExitLessonMismatch;
 }
 

@@ -38,7 +38,7 @@ std::string wait_row(std::size_t i, const DeadlockWait& w, const TraceChart* cha
   return fmt::format("<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}{}</td><td>{} to {} <code>{}</code></td></tr>\n",
                      i, escape(wait_name(w)), escape(w.blocked_at), since >= 0 ? escape(short_number(since)) : "\u2014",
                      w.blocked_since || since < 0 ? "" : "*", escape(peer_text(w)),
-                     escape(w.what.empty() ? "send" : w.what), escape(w.action));
+                     escape(w.what == "collective" ? "enter" : w.what.empty() ? "send" : w.what), escape(w.action));
 }
 
 }  // namespace

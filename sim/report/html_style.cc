@@ -83,6 +83,7 @@ section.deadlock>h2,section.deadlock>h3{color:#b71c1c}
 .card .what{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:#57606a}
 .card .outcome{font-size:19px;font-weight:650}
 pre.toml{background:#f6f8fa;border:1px solid #e3e6ea;border-radius:6px;padding:10px 14px;overflow:auto;max-height:480px}
+.part pre{background:rgba(255,255,255,.7);border:1px solid #e3e6ea;border-radius:6px;padding:8px 12px;white-space:pre-wrap;overflow-wrap:anywhere}
 footer{color:#8c959f;font-size:12px;padding-bottom:24px}
 @media print{body{background:#fff}section{box-shadow:none;border:1px solid #ddd;break-inside:avoid}}
 )css";

@@ -45,7 +45,8 @@ std::string inline_text(std::string_view text) {
 }  // namespace
 
 std::string paragraphs(std::string_view text) {
-  std::string out, paragraph;
+  std::string out, paragraph, code;
+  bool in_code = false;  // inside a ``` fence: lines kept as they are, in a <pre>
   const auto flush = [&] {
     if (!paragraph.empty()) out += "<p>" + inline_text(paragraph) + "</p>\n";
     paragraph.clear();
@@ -56,11 +57,24 @@ std::string paragraphs(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(at, end - at);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.empty()) flush();
-    else paragraph += (paragraph.empty() ? "" : " ") + std::string(line);
     at = end + 1;
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t')) trimmed.remove_prefix(1);
+    if (trimmed.starts_with("```")) {
+      if (in_code) out += "<pre>" + escape(code) + "</pre>\n";
+      else flush();
+      code.clear();
+      in_code = !in_code;
+      continue;
+    }
+    if (in_code) {
+      code += std::string(line) + "\n";
+      continue;
+    }
+    if (trimmed.empty()) flush();
+    else paragraph += (paragraph.empty() ? "" : " ") + std::string(trimmed);
   }
+  if (in_code) out += "<pre>" + escape(code) + "</pre>\n";  // a fence left open: its lines all the same
   flush();
   return out;
 }

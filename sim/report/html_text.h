@@ -11,7 +11,8 @@ namespace pipegrid::report {
 std::string escape(std::string_view text);
 
 /// Paragraphs separated by blank lines, each as <p>…</p> (single newlines join the lines), escaped;
-/// `code` spans become <code>. The lessons' prose (spec: "markdown-light: paragraphs only").
+/// `code` spans become <code>; a ``` fence becomes a <pre> of its lines as written (a command and
+/// its output, in a lesson's "What you see").
 std::string paragraphs(std::string_view text);
 
 /// A time in seconds as pipegrid's text output prints it (format_number: "33.04", "9"), plus " s".

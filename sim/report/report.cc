@@ -1,5 +1,6 @@
 #include "sim/report/report.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -43,24 +44,49 @@ std::string outcome_card(const char* what, const RunReport& run, const char* css
                      css, what, escape(run.outcome.empty() ? "no result recorded" : run.outcome), escape(run.title));
 }
 
-// A pitfall's directory (spec §5): broken/ and fixed/, each a run's output with lesson.json.
-std::string pitfall_page(const RunFiles& top) {
-  const RunFiles broken = read_run_files(top.path("broken")), fixed = read_run_files(top.path("fixed"));
-  if (top.empty() && broken.empty() && fixed.empty())
+// The fixed setups of a pitfall's directory: fixed/, or fixed-NAME/ for each of several fixes, sorted.
+std::vector<std::string> fixed_folders(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if ((name == "fixed" || name.starts_with("fixed-")) && entry.is_directory(error)) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A pitfall's directory (`pipegrid pitfalls NAME --out DIR`): broken/ and fixed/ (or fixed-NAME/, one
+// per fix), each a run's output with lesson.json.
+std::string pitfall_page(const RunFiles& top, const std::vector<std::string>& fixed_names) {
+  const RunFiles broken = read_run_files(top.path("broken"));
+  std::vector<std::pair<std::string, RunFiles>> fixed;
+  for (const std::string& name : fixed_names) fixed.emplace_back(name, read_run_files(top.path(name)));
+  const bool any_fixed = std::any_of(fixed.begin(), fixed.end(), [](const auto& f) { return !f.second.empty(); });
+  if (top.empty() && broken.empty() && !any_fixed)
     throw InputError(fmt::format("{}: broken/ and fixed/ hold none of {}", top.dir, kReportFiles));
-  const auto& lesson = top.lesson ? top.lesson : broken.lesson ? broken.lesson : fixed.lesson;
-  const RunReport b = run_report(broken, 3, "broken"), f = run_report(fixed, 3, "fixed");
+  auto lesson = top.lesson ? top.lesson : broken.lesson;
+  for (const auto& f : fixed)
+    if (!lesson) lesson = f.second.lesson;
+  const RunReport b = run_report(broken, 3, "broken");
+  std::vector<RunReport> f;
+  for (const auto& [name, files] : fixed) f.push_back(run_report(files, 3, name));
   std::string body;
   if (lesson) body += section_html(2, "The lesson", lesson_html(*lesson));
-  body += "<div class=\"outcomes\">\n" + outcome_card("broken", b, "broken") + outcome_card("fixed", f, "fixed") + "</div>\n";
-  const auto run_section = [](const char* what, const RunReport& run) {
+  body += "<div class=\"outcomes\">\n" + outcome_card("broken", b, "broken");
+  for (std::size_t i = 0; i < f.size(); ++i) body += outcome_card(fixed[i].first.c_str(), f[i], "fixed");
+  body += "</div>\n";
+  const auto run_section = [](const std::string& what, const RunReport& run) {
     const std::string shown = run.body.empty() ? "<p class=\"note\">This folder holds none of the files.</p>\n" : run.body;
-    return section_html(2, std::string(what) + (run.outcome.empty() ? "" : ": " + run.outcome), shown);
+    return section_html(2, what + (run.outcome.empty() ? "" : ": " + run.outcome), shown);
   };
-  body += run_section("Broken", b) + run_section("Fixed", f);
+  body += run_section("Broken", b);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    body += run_section(fixed[i].first == "fixed" ? "Fixed" : "Fixed (" + fixed[i].first.substr(6) + ")", f[i]);
   std::vector<std::string> files;
-  for (const auto& [prefix, run] : {std::pair{"broken/", &b}, {"fixed/", &f}})
-    for (const std::string& name : run->files) files.push_back(prefix + name);
+  for (const std::string& name : b.files) files.push_back("broken/" + name);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    for (const std::string& name : f[i].files) files.push_back(fixed[i].first + "/" + name);
   const std::string title = lesson ? lesson_title(*lesson) : "Broken and fixed: " + folder_name(top.dir);
   return page_html(title.empty() ? folder_name(top.dir) : title, "the broken setup and its fix", body, footer(files));
 }
@@ -70,8 +96,9 @@ std::string pitfall_page(const RunFiles& top) {
 std::string report_html(const std::string& dir) {
   const RunFiles files = read_run_files(dir);
   std::error_code error;
-  if (fs::is_directory(files.path("broken"), error) && fs::is_directory(files.path("fixed"), error))
-    return pitfall_page(files);
+  if (fs::is_directory(files.path("broken"), error))
+    if (const std::vector<std::string> fixed = fixed_folders(files.dir); !fixed.empty())
+      return pitfall_page(files, fixed);
   if (files.empty()) throw InputError(fmt::format("{}: holds none of {}", files.dir, kReportFiles));
   return run_page(files);
 }
