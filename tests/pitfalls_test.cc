@@ -33,10 +33,10 @@ const fs::path kCatalogue = fs::path(PIPEGRID_SOURCE_DIR) / "experiments" / "pit
 // A lesson run into a fresh temporary folder, removed afterwards.
 class LessonRun {
  public:
-  explicit LessonRun(const std::string& name) {
+  explicit LessonRun(const std::string& name, const std::string& flags = "") {
     char dir_template[] = "/tmp/pipegrid-pitfalls-XXXXXX";
     dir_ = mkdtemp(dir_template);
-    result_ = run_pipegrid("pitfalls " + name + " --out " + dir_.string());
+    result_ = run_pipegrid("pitfalls " + name + " --out " + dir_.string() + flags);
   }
   ~LessonRun() { fs::remove_all(dir_); }
   LessonRun(const LessonRun&) = delete;
@@ -51,6 +51,7 @@ class LessonRun {
     return text.substr(0, text.find('\n'));
   }
   bool has(const std::string& setup, const std::string& file) const { return fs::exists(dir_ / setup / file); }
+  std::string file(const std::string& path) const { return read_file((dir_ / path).string()); }
   json deadlock(const std::string& setup) const {
     return json::parse(read_file((dir_ / setup / "deadlock.json").string()));
   }
@@ -343,6 +344,23 @@ TEST(Pitfalls, ZeroBubbleMemory) {
   expect_timing(h2, 27, 3.0 / 27);
   EXPECT_EQ(h2["longest_rank_span"].get<double>(), 24);  // (p − 1)(F + I − 2W) = 0 idle inside a span
   EXPECT_EQ(peaks(h2), (std::vector<int>{7, 7, 7, 7}));
+}
+
+TEST(Pitfalls, ReportAndPlotGiveEachRunItsPicturesAndTheLessonOnePage) {
+  const LessonRun run("1f1b-rendezvous-sends", " --report --plot");
+  expect_all_as_expected(run, 4);
+  const std::string png_magic = "\x89PNG\r\n\x1a\n";
+  for (const char* setup : {"broken", "fixed-async", "fixed-batched", "fixed-odd-ranks-receive-first"}) {
+    EXPECT_EQ(run.file(std::string(setup) + "/gantt.png").substr(0, 8), png_magic) << setup;
+    EXPECT_TRUE(run.has(setup, "report.html")) << setup;
+  }
+  // Only the deadlocked run has a wait-for graph: there is no wait in the others.
+  EXPECT_EQ(run.file("broken/wait-for.png").substr(0, 8), png_magic);
+  EXPECT_FALSE(run.has("fixed-async", "wait-for.png"));
+  const std::string page = run.file("report.html");
+  EXPECT_NE(page.find("<h2>Broken: deadlock at t = 6 s</h2>"), std::string::npos);
+  for (const char* fix : {"async", "batched", "odd-ranks-receive-first"})
+    EXPECT_NE(page.find(std::string("<h2>Fixed (") + fix + "): makespan 33 s"), std::string::npos) << fix;
 }
 
 }  // namespace

@@ -28,7 +28,10 @@ class Wait:
     dp: int = -1            # its data-parallel replica, -1 when the file does not say
 
     def awaited(self):
-        """What the arrow out of this wait says: `receive 0F1`, or the action alone."""
+        """What the arrow out of this wait says: `receive 0F1`, or the action alone — a comm action
+        (`3RECV_F1`) names what the peer has to post already."""
+        if "SEND_" in self.action or "RECV_" in self.action:
+            return self.action
         return f"{self.what} {self.action}".strip()
 
 

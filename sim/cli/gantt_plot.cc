@@ -59,8 +59,10 @@ void check_gantt_plotter(const std::string& flag_value) {
                     flag_value, kPython));
 }
 
-std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png) {
-  const std::string why = run_python({gantt_script(), trace_csv, "--out", png}, false);
+std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png, const std::string& wait_for_png) {
+  std::vector<std::string> args = {gantt_script(), trace_csv, "--out", png};
+  if (!wait_for_png.empty()) args.insert(args.end(), {"--wait-for", wait_for_png});
+  const std::string why = run_python(std::move(args), false);
   return why.empty() ? why : "gantt.py: " + why;
 }
 

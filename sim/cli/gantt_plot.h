@@ -12,8 +12,10 @@ namespace pipegrid::cli {
 /// known to be drawable.
 void check_gantt_plotter(const std::string& flag_value);
 
-/// Runs `/usr/bin/python3 gantt.py TRACE --out PNG` and waits for it; "" when it drew the chart,
-/// otherwise why not (its own error is on stderr).
-std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png);
+/// Runs `/usr/bin/python3 gantt.py TRACE --out PNG [--wait-for WAIT_FOR_PNG]` and waits for it; ""
+/// when it drew the chart, otherwise why not (its own error is on stderr). The wait-for graph needs
+/// a deadlock.json beside the trace.
+std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png,
+                             const std::string& wait_for_png = "");
 
 }  // namespace pipegrid::cli

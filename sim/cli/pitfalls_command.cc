@@ -10,6 +10,7 @@
 #include "common/input_error.h"
 #include "sim/cli/child_process.h"
 #include "sim/cli/command_options.h"
+#include "sim/cli/gantt_plot.h"
 #include "sim/input/option_schema.h"
 #include "sim/report/report.h"
 #include "sim/run/lesson.h"
@@ -47,6 +48,7 @@ struct RunContext {
   std::string binary;
   fs::path out;
   bool report = false;
+  bool plot = false;
   double timeout = 60;
 };
 
@@ -75,6 +77,13 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
     const std::string line = first_line(dir / (std::string(stream) + ".txt"));
     if (!line.empty()) std::cout << fmt::format("  {}: {}\n", stream, line);
   }
+  if (ctx.plot && fs::exists(dir / "trace.csv")) {
+    const bool deadlocked = fs::exists(dir / "deadlock.json");
+    const std::string why = draw_gantt_chart((dir / "trace.csv").string(), (dir / "gantt.png").string(),
+                                             deadlocked ? (dir / "wait-for.png").string() : "");
+    std::cout << (why.empty() ? fmt::format("  drew {}/gantt.png{}\n", setup.name, deadlocked ? " and wait-for.png" : "")
+                              : fmt::format("  gantt.png: not drawn ({})\n", why));
+  }
   return as_expected;
 }
 
@@ -87,6 +96,8 @@ int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
   // absolute before, so it is where the user meant.
   ctx.out = fs::absolute(fs::path(v.text("out")));
   ctx.report = v.flag("report");
+  ctx.plot = v.flag("plot");
+  if (ctx.plot) check_gantt_plotter("DIR/*/gantt.png");
   ctx.timeout = v.number("timeout");
   std::vector<const LessonSetup*> setups = {&lesson.broken};
   for (const LessonSetup& f : lesson.fixed) setups.push_back(&f);

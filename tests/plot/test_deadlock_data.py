@@ -185,5 +185,14 @@ class RowsOfWaits(unittest.TestCase):
                          [("rank 0", "gpu0", 0), ("rank 1", "gpu1", 1), ("rank 2", "gpu4", 2)])
 
 
+class AwaitedLabels(unittest.TestCase):
+    def test_a_compute_wait_says_what_it_waits_for_and_a_comm_action_says_itself(self):
+        # The checker waits for a result (receive 0F1); the comm engine for the peer's posted action,
+        # whose name already says receive: "receive 3RECV_F1" would say it twice.
+        self.assertEqual(deadlock_data.Wait(1, "gpu1", "[1SEND_B0]", 4.0, 0, "0F1", "receive").awaited(), "receive 0F1")
+        self.assertEqual(deadlock_data.Wait(2, "rank 2", "[2SEND_F1]", 4.0, 3, "3RECV_F1", "receive").awaited(),
+                         "3RECV_F1")
+
+
 if __name__ == "__main__":
     unittest.main()
