@@ -22,7 +22,8 @@ build: configure
 
 # The bundled default: the quickstart sweep (every schedule on two simulated DGX A100 nodes), its
 # table and its Gantt chart (out/quickstart/gantt.png), then the schedules side by side without a
-# network, as a table and as ASCII timelines.
+# network, as a table and as ASCII timelines, then one lesson of the pitfalls catalogue, broken and
+# fixed, with its pictures and its page (out/pitfalls/1f1b-rendezvous-sends/report.html).
 demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target pipegrid
 	$(PIPEGRID) sweep experiments/quickstart/sweep.toml --out out/quickstart --jobs $(JOBS)
@@ -31,6 +32,8 @@ demo: configure
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8
 	@echo
 	$(PIPEGRID) schedule --schedule all --pp 4 --microbatches 8 --format timeline
+	@echo
+	$(PIPEGRID) pitfalls 1f1b-rendezvous-sends --out out/pitfalls/1f1b-rendezvous-sends --report --plot
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
