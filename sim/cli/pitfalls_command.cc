@@ -117,7 +117,10 @@ int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
   std::cout << fmt::format("pitfalls: {} of {} runs as lesson.toml expects; files in {}\n", matched, runs,
                            v.text("out"));
   // The lesson's page: its explanation and the broken and fixed runs side by side.
-  if (ctx.report) std::cout << fmt::format("wrote {}\n", report::write_report(ctx.out.string()));
+  if (ctx.report) {
+    report::write_report(ctx.out.string());
+    std::cout << fmt::format("wrote {}\n", (fs::path(v.text("out")) / "report.html").string());
+  }
   return matched == runs ? kExitOk : kExitLessonMismatch;
 }
 
