@@ -232,6 +232,14 @@ def over_gpus(deadlock):
     return bool(deadlock.gpu_edges) and (any(a == b for a, b, _ in deadlock.edges) or len(set(ranks)) < len(ranks))
 
 
+def rows_mode(deadlock, hosts):
+    """gantt.py's rows when --rows is not given: one per GPU for a deadlock whose cycle runs through
+    several GPUs of one pipeline rank (over_gpus) and whose GPUs the trace holds, else one per rank."""
+    if deadlock and over_gpus(deadlock) and {w.gpu for w in deadlock.cycle} <= set(hosts):
+        return "gpu"
+    return "pipeline"
+
+
 def _natural(host):
     """gpu2 before gpu10."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", host)]

@@ -53,7 +53,9 @@ def parse_args(argv):
     p.add_argument("traces", nargs="+", metavar="TRACE.csv")
     p.add_argument("--out", required=True, metavar="FILE.png")
     p.add_argument("--titles", nargs="+", metavar="T", help="one per trace (default: the schedule name)")
-    p.add_argument("--rows", choices=["pipeline", "gpu"], default="pipeline")
+    p.add_argument("--rows", choices=["pipeline", "gpu"],
+                   help="one row per pipeline rank (default) or per GPU (default for a deadlock whose cycle "
+                        "runs through several GPUs of one rank, when the trace holds them)")
     p.add_argument("--width", type=float, default=14.0, metavar="INCHES")
     p.add_argument("--deadlock", metavar="deadlock.json",
                    help="draw the trace as this deadlock (default: the deadlock.json beside each trace)")
@@ -73,6 +75,8 @@ class Panel:
     def __init__(self, path, title, mode, deadlock=None):
         self.trace = trace_data.read_trace(path)
         self.title = title
+        if mode is None:
+            mode = deadlock_data.rows_mode(deadlock, set(self.trace.host))
         self.rows = trace_data.select_rows(self.trace, mode)
         self.timing = trace_data.timing(self.trace)
         self.chunks = trace_data.chunk_count(self.trace)

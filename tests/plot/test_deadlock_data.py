@@ -114,6 +114,15 @@ class CycleThroughReplicasOfOneRank(unittest.TestCase):
                           ("gpu1", "gpu0", 0, 1)])
         self.assertTrue(deadlock_data.over_gpus(d))
 
+    def test_its_gantt_has_a_row_per_gpu_unless_the_trace_keeps_one_per_rank(self):
+        # All four GPUs of the cycle are in the trace: a row each, so the DP waits (gpu2 → gpu3, gpu1 →
+        # gpu0) are arrows between rows instead of loops on one. A pipeline trace keeps gpu0 and gpu2.
+        self.assertEqual(deadlock_data.rows_mode(self.deadlock, set(self.trace.host)), "gpu")
+        self.assertEqual(deadlock_data.rows_mode(self.deadlock, {"gpu0", "gpu2"}), "pipeline")
+        rendezvous = load("rendezvous-1f1b-pp4")
+        self.assertEqual(deadlock_data.rows_mode(rendezvous[1], set(rendezvous[0].host)), "pipeline")
+        self.assertEqual(deadlock_data.rows_mode(None, {"gpu0"}), "pipeline")
+
     def test_the_graph_over_gpus_is_the_ring_of_the_chain(self):
         nodes, edges = deadlock_data.gpu_graph(self.deadlock)
         # The cycle's order, each GPU with where it is in the grid of ranks.
