@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <simgrid/s4u/Engine.hpp>
 
+#include "sim/exec/kill_safe_wait.h"
+
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -34,7 +36,7 @@ void CommStream::wait_for(std::size_t number) {
     return;
   }
   std::unique_lock lock(*mutex_);
-  while (done_ <= number) changed_->wait(lock);
+  wait_until(*changed_, lock, [&] { return done_ > number; });
 }
 
 void CommStream::close() {
@@ -48,7 +50,7 @@ void CommStream::run() {
   transfers_.register_comm_stream(gpu_);
   std::unique_lock lock(*mutex_);
   while (true) {
-    while (queue_.empty() && !closed_) changed_->wait(lock);
+    wait_until(*changed_, lock, [&] { return !queue_.empty() || closed_; });
     if (queue_.empty()) return;
     Collective next = std::move(queue_.front());
     queue_.pop_front();

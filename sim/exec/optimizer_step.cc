@@ -5,6 +5,8 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include "sim/exec/kill_safe_wait.h"
+
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -20,7 +22,7 @@ void StepBarrier::arrive_and_wait(int group, int members, int step, double laten
       round.release = sg4::Engine::get_clock() + 2 * levels * round.max_latency;
       changed_->notify_all();
     }
-    while (round.release < 0) changed_->wait(lock);
+    wait_until(*changed_, lock, [&] { return round.release >= 0; });
     release = round.release;
   }
   const double now = sg4::Engine::get_clock();

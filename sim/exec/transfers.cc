@@ -4,6 +4,8 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <stdexcept>
 
+#include "sim/exec/kill_safe_wait.h"
+
 namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
@@ -132,7 +134,7 @@ FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activi
         waiter.ended = sg4::ConditionVariable::create();
       }
       std::unique_lock lock(*waiter.mutex);
-      while (!(it = entries_.find(key))->second.done) waiter.ended->wait(lock);
+      wait_until(*waiter.ended, lock, [&] { return (it = entries_.find(key))->second.done; });
     } else {
       while (!(it = entries_.find(key))->second.done) sg4::this_actor::suspend();
     }
