@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace pipegrid {
@@ -13,5 +14,12 @@ namespace pipegrid {
 inline constexpr std::array<std::string_view, 16> kTraceCsvColumns = {
     "gpu",   "host",       "node", "tp",    "dp",    "pp",  "track", "kind",
     "stage", "microbatch", "peer", "bytes", "start", "end", "chunk", "direction"};
+
+/// The header line of trace.csv, newline included.
+inline std::string trace_csv_header() {
+  std::string line;
+  for (std::string_view column : kTraceCsvColumns) (line += line.empty() ? "" : ",") += column;
+  return line + "\n";
+}
 
 }  // namespace pipegrid

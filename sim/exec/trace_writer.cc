@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "common/trace_columns.h"
 #include "schedules/stage_chunks.h"
 
 namespace pipegrid::sim {
@@ -33,8 +34,7 @@ TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, Tr
   if (scope_ == TraceScope::Off) return;
   csv_ = open_for_writing(dir + "/trace.csv");
   json_ = open_for_writing(dir + "/trace.json");
-  for (std::size_t i = 0; i < kTraceColumns.size(); ++i) fmt::print(csv_, "{}{}", i ? "," : "", kTraceColumns[i]);
-  fmt::print(csv_, "\n");
+  fmt::print(csv_, "{}", trace_csv_header());
   fmt::print(json_, "{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
   // Names first, so that Perfetto labels the tracks: one process per node, two threads per GPU.
   int last_node = -1;

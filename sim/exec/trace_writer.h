@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "schedules/schedule.h"
-#include "common/trace_columns.h"
 #include "sim/exec/placement.h"
 
 namespace pipegrid::sim {
@@ -31,9 +30,6 @@ struct TraceEvent {
   double start = 0;
   double end = 0;
 };
-
-/// The columns of trace.csv, in order: one list for every engine (common/trace_columns.h).
-inline constexpr auto& kTraceColumns = kTraceCsvColumns;
 
 /// Per virtual stage, what trace.csv's last two columns say of its compute rows: its chunk and, for
 /// DualPipe, its direction (schedules/stage_chunks.h).

@@ -15,8 +15,7 @@ void write_schedule_trace(const std::string& path, const Schedule& s, const Timi
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!file) throw InputError(fmt::format("--out: cannot write {}", path));
   std::FILE* out = file.get();
-  for (std::size_t i = 0; i < kTraceCsvColumns.size(); ++i) fmt::print(out, "{}{}", i ? "," : "", kTraceCsvColumns[i]);
-  fmt::print(out, "\n");
+  fmt::print(out, "{}", trace_csv_header());
   const std::vector<int> chunk = chunks_of_stages(s.layout);
   for (int r = 0; r < s.ranks; ++r) {
     for (std::size_t pos = 0; pos < timing.ops_run[r]; ++pos) {
