@@ -55,7 +55,7 @@ void add_info(CLI::App& platform, std::function<int()>& run) {
         if (!facts.has_host(host)) throw InputError(fmt::format("--route {}: no host of that name in {}", host, file));
       platform::describe_platform(std::cout, facts);
       if (route.size() == 2) {
-        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
+        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}}, facts.network_model_defaulted);
         std::cout << '\n';
         platform::describe_route(std::cout, facts, routes.front());
       }

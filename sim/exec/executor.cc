@@ -8,6 +8,7 @@
 #include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "sim/exec/simgrid_route_check.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
 
@@ -63,7 +64,12 @@ SimulationResult simulate(const SimulationInput& input) {
   // page of each of the thousands of actors 10 %.
   sg4::Engine::set_config("cpu/optim:TI");
   sg4::Engine::set_config("contexts/guard-size:0");
-  load_platform(engine, errors, input.platform_file);
+  load_platform(engine, errors, input.platform_file, input.default_network_model);
+  bool rails = input.rails;
+  if (!input.routes_checked) {
+    engine.seal_platform();  // routes exist once the zones are sealed
+    rails = check_routes_in_simgrid(engine, input, placement);
+  }
 
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
@@ -72,7 +78,7 @@ SimulationResult simulate(const SimulationInput& input) {
                     input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule));
   Job* job_ptr = nullptr;
   Network network(hosts);
-  if (input.rails) {
+  if (rails) {
     std::vector<sg4::Host*> platform_hosts = hosts;
     std::vector<int> node_of_gpu;
     for (std::size_t g = 0; g < input.platform_gpus.size(); ++g) {

@@ -27,6 +27,12 @@ struct SimulationInput {
   /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
   /// cleared, every ring keeps one path per hop.
   bool rails = true;
+  /// False when the run layer could not know the platform's routes from the file (a <cluster>, zone
+  /// routes): the executor then asks SimGrid for every needed route once the platform is loaded
+  /// (simgrid_route_check.h) and decides `rails` the same way.
+  bool routes_checked = true;
+  /// The platform's <config> sets no network/model: pipegrid's default runs (simgrid_engine.h).
+  bool default_network_model = false;
 };
 
 /// Per link, what the run put through it.

@@ -11,8 +11,10 @@
 
 namespace pipegrid::platform {
 
-/// A host with <prop id="role" value="gpu"/>: where one rank runs. `node` and `gpu` (its index in
-/// the node) come from its props, not from its name, so that a hand-written file may name it freely.
+/// A host with <prop id="role" value="gpu"/> (or, in a file where no host has that prop, any host):
+/// where one rank runs. `node` and `gpu` (its index in the node) come from its props, not from its
+/// name, so that a hand-written file may name it freely; where a <cluster>'s hosts lack them they are
+/// inferred (gpu_inference.h).
 struct GpuHost {
   std::string name;
   int node = 0;
@@ -51,10 +53,27 @@ struct RouteFacts {
   int zone = 0;  // index into PlatformFacts::zones
 };
 
-/// A <zone> (or <AS>) and how SimGrid routes inside it: Full, Floyd, Dijkstra or DijkstraCache.
+/// A <zone> (or <AS>) and how SimGrid routes inside it: Full, Floyd, Dijkstra, DijkstraCache,
+/// Cluster, None, Vivaldi or Wifi; a <cluster> is a zone too (routing "Cluster" for FLAT, else its
+/// topology: FAT_TREE, TORUS, DRAGONFLY).
 struct ZoneFacts {
   std::string id;
   std::string routing;
+  int line = 0;
+};
+
+/// A <cluster> as SimGrid expands it (sg_platf_new_tag_cluster): its hosts are PREFIX RADICAL SUFFIX.
+/// A FLAT cluster's links are listed in PlatformFacts::links; a FAT_TREE, TORUS or DRAGONFLY one's
+/// links are made by SimGrid's zone and are described here only by their bandwidths.
+struct ClusterFacts {
+  std::string id;
+  std::string topology;  // FLAT, FAT_TREE, TORUS or DRAGONFLY
+  std::string topo_parameters;
+  int hosts = 0;
+  double bandwidth = 0;         // bw: each host's link (and each link of a hierarchical topology)
+  double latency = 0;           // lat
+  std::string sharing_policy;   // of those links
+  double narrowest = 0;         // the least of bw, bb_bw, limiter_link and loopback_bw that are set
   int line = 0;
 };
 
@@ -71,7 +90,15 @@ struct PlatformFacts {
   std::vector<LinkFacts> links;           // in file order
   std::vector<RouteFacts> routes;         // in file order
   std::vector<std::pair<std::string, std::string>> config;  // the <config> props, in file order
-  std::string network_model;  // network/model from <config>, or SimGrid's default "LV08"
+  std::string network_model;  // network/model from <config>, or pipegrid's default "CM02"
+  bool network_model_defaulted = false;  // the file sets no network/model: pipegrid's default runs
+  std::vector<ClusterFacts> clusters;    // in file order
+  /// True when every route is a <route> of the file inside one zone routed Full, Floyd, Dijkstra or
+  /// DijkstraCache (no <cluster>, zone route or bypass route): RouteReach then knows SimGrid's answer.
+  /// Otherwise routes are asked of SimGrid itself once the platform is loaded.
+  bool routes_declared = true;
+  /// What read_platform inferred rather than read, one sentence each, for `platform info`.
+  std::vector<std::string> inferences;
   std::string routing;        // the routing of the outermost zone
   std::vector<std::string> profile_files;  // the profiles it names, where SimGrid will open them
   std::vector<ZoneFacts> zones;            // in file order

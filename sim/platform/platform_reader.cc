@@ -14,53 +14,34 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "sim/platform/cluster_reader.h"
+#include "sim/platform/gpu_inference.h"
 #include "sim/platform/profile_check.h"
+#include "sim/platform/source_text.h"
 #include "sim/platform/simgrid_config.h"
+#include "sim/platform/quantity_check.h"
 #include "sim/platform/units.h"
+#include "sim/simgrid/simgrid_engine.h"
 
 namespace pipegrid::platform {
 
 namespace {
 
-// SimGrid's default network model when a file does not choose one.
-constexpr const char* kSimGridDefaultModel = "LV08";
 
 // Hosts compute at their peak speed, one op at a time, as a wait of flops / speed: a profile that
 // changes their speed or turns them off would be silently ignored, so it is refused instead.
 constexpr const char* kHostProfileRule =
     "host speed and state profiles are not simulated yet (a GPU computes at its peak speed, always on)";
 
-// The file's text and where each line starts, to turn pugixml's offsets into line numbers.
-class SourceText {
- public:
-  SourceText(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < text_.size(); ++i)
-      if (text_[i] == '\n') line_starts_.push_back(i + 1);
-  }
-  const std::string& text() const { return text_; }
-  const std::string& path() const { return path_; }
-  int line_at(std::ptrdiff_t offset) const {
-    if (offset < 0) return 0;
-    const auto after = std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<std::size_t>(offset));
-    return static_cast<int>(after - line_starts_.begin());
-  }
-  int line_of(const pugi::xml_node& node) const { return line_at(node.offset_debug()); }
-  [[noreturn]] void fail(const pugi::xml_node& node, const std::string& rule) const {
-    throw InputError(fmt::format("{}:{}: {}", path_, line_of(node), rule));
-  }
+// SimGrid 3.32's routings (sg_platf_new_Zone_begin, compared without case). In the first four a
+// route is a declared <route> (or chain of them): RouteReach knows them before SimGrid loads.
+constexpr std::string_view kDeclaredRoutings[] = {"Full", "Floyd", "Dijkstra", "DijkstraCache"};
+constexpr std::string_view kOtherRoutings[] = {"Cluster", "None", "Vivaldi", "Wifi"};
 
- private:
-  std::string path_;
-  std::string text_;
-  std::vector<std::size_t> line_starts_;
-};
-
-std::optional<long long> parse_integer(std::string_view text) {
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+bool same_word(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 // Reads the zones' elements into facts, remembering the route elements for a second pass: a route
@@ -79,7 +60,10 @@ class Reader {
         read_config(child);
       } else if (name == "zone" || name == "AS") {
         zones_seen = true;
-        read_zone(child);
+        read_zone(child, -1);
+      } else if (name == "cluster") {
+        zones_seen = true;
+        read_cluster(child, -1);
       } else if (name == "trace") {
         read_trace(child);
       } else if (name == "trace_connect") {
@@ -89,6 +73,9 @@ class Reader {
       }
     }
     for (const auto& [route, zone] : route_nodes_) read_route(route, zone);
+    for (const auto& [route, zone] : zone_route_nodes_) read_zone_route(route, zone);
+    for (const pugi::xml_node& node : host_link_nodes_) read_host_link(node);
+    infer_gpus(source_.path(), hosts_, facts_);
   }
 
  private:
@@ -102,42 +89,102 @@ class Reader {
     }
   }
 
-  // The routings SimGrid 3.32 accepts (src/surf/sg_platf.cpp, compared without case), and the
-  // four that pipegrid reads: zones of hosts, routers, links and routes between them.
-  void check_routing(const pugi::xml_node& zone) {
+  // A routing SimGrid 3.32 accepts, spelled as SimGrid's list does.
+  std::string check_routing(const pugi::xml_node& zone) {
     const std::string routing = zone.attribute("routing").value();
-    const auto is = [&](std::string_view name) {
-      return routing.size() == name.size() &&
-             std::equal(routing.begin(), routing.end(), name.begin(),
-                        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
-    };
-    for (std::string_view read : {"Full", "Floyd", "Dijkstra", "DijkstraCache"})
-      if (is(read)) return;
-    for (std::string_view other : {"Cluster", "None", "Vivaldi", "Wifi"})
-      if (is(other))
-        source_.fail(zone, fmt::format("zone {}: routing {} is SimGrid's, but pipegrid reads only zones routed Full, "
-                                       "Floyd, Dijkstra or DijkstraCache",
-                                       zone.attribute("id").value(), routing));
-    source_.fail(zone, fmt::format("zone {}: routing must be Full, Floyd, Dijkstra or DijkstraCache, got {}",
+    for (const auto* list : {&kDeclaredRoutings, &kOtherRoutings})
+      for (std::string_view known : *list)
+        if (same_word(routing, known)) return std::string(known);
+    source_.fail(zone, fmt::format("zone {}: routing must be Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, "
+                                   "Vivaldi or Wifi, got {}",
                                    zone.attribute("id").value(), routing.empty() ? "nothing" : routing));
   }
 
-  void read_zone(const pugi::xml_node& zone) {
-    check_routing(zone);
-    if (facts_.routing.empty()) facts_.routing = zone.attribute("routing").value();
+  int add_zone(const pugi::xml_node& node, const std::string& id, const std::string& routing, int parent) {
+    if (id.empty()) source_.fail(node, fmt::format("<{}> needs an id", node.name()));
+    check_unique_id(node, id);
+    zone_lines_.emplace(id, source_.line_of(node));
+    if (facts_.routing.empty()) facts_.routing = routing;
     const int index = static_cast<int>(facts_.zones.size());
-    facts_.zones.push_back({zone.attribute("id").value(), zone.attribute("routing").value(), source_.line_of(zone)});
+    facts_.zones.push_back({id, routing, source_.line_of(node)});
+    zone_parent_.push_back(parent);
+    zone_index_.emplace(id, index);
+    return index;
+  }
+
+  void read_zone(const pugi::xml_node& zone, int parent) {
+    const std::string routing = check_routing(zone);
+    if (std::find(std::begin(kDeclaredRoutings), std::end(kDeclaredRoutings), routing) == std::end(kDeclaredRoutings))
+      facts_.routes_declared = false;
+    const int index = add_zone(zone, zone.attribute("id").value(), routing, parent);
     for (const pugi::xml_node& child : zone.children()) {
       const std::string_view name = child.name();
-      if (name == "zone" || name == "AS") read_zone(child);
+      if (name == "zone" || name == "AS") read_zone(child, index);
+      else if (name == "cluster") read_cluster(child, index);
       else if (name == "host") read_host(child, index);
       else if (name == "router") add_netpoint(child, index);
       else if (name == "link") read_link(child);
+      else if (name == "backbone") read_backbone(child, routing);
+      else if (name == "cabinet") read_cabinet(child, index, routing);
+      else if (name == "host_link") host_link_nodes_.push_back(child), need_cluster_routing(child, routing);
       else if (name == "route") route_nodes_.emplace_back(child, index);
+      else if (name == "zoneRoute" || name == "ASroute" || name == "bypassZoneRoute" || name == "bypassASroute" ||
+               name == "bypassRoute")
+        zone_route_nodes_.emplace_back(child, index), facts_.routes_declared = false;
       else if (name == "trace") read_trace(child);
       else if (name == "trace_connect") refuse_trace_connect(child);
+      else if (name == "peer")
+        source_.fail(child, "<peer> is not read by pipegrid: declare the Vivaldi zone's hosts with <host coordinates> "
+                            "and their links");
       else if (name != "prop") refuse(child);
     }
+  }
+
+  // SimGrid's StarZone alone takes these (sg_platf_zone_cluster_populate asserts it).
+  void need_cluster_routing(const pugi::xml_node& node, const std::string& routing) const {
+    if (routing != "Cluster")
+      source_.fail(node, fmt::format("<{}> belongs in a zone routed Cluster, not {}", node.name(), routing));
+  }
+
+  void read_cluster(const pugi::xml_node& node, int parent) {
+    ExpandedCluster expanded = expand_cluster(source_, node);
+    facts_.routes_declared = false;
+    const int cluster = static_cast<int>(facts_.clusters.size());
+    const int zone = add_zone(node, expanded.cluster.id,
+                              expanded.cluster.topology == "FLAT" ? "Cluster" : expanded.cluster.topology, parent);
+    facts_.clusters.push_back(expanded.cluster);
+    for (HostRecord& host : expanded.hosts) {
+      add_netpoint_named(node, host.name, zone, false);
+      host.cluster = cluster;
+      hosts_.push_back(std::move(host));
+    }
+    for (LinkFacts& link : expanded.links) add_link(node, std::move(link));
+    if (!expanded.router.empty()) add_netpoint_named(node, expanded.router, zone, true);
+  }
+
+  void read_cabinet(const pugi::xml_node& node, int zone, const std::string& routing) {
+    need_cluster_routing(node, routing);
+    ExpandedCluster expanded = expand_cabinet(source_, node);
+    for (HostRecord& host : expanded.hosts) {
+      add_netpoint_named(node, host.name, zone, false);
+      hosts_.push_back(std::move(host));
+    }
+    for (LinkFacts& link : expanded.links) add_link(node, std::move(link));
+  }
+
+  // <backbone id bandwidth latency>: a SHARED link of a Cluster zone.
+  void read_backbone(const pugi::xml_node& node, const std::string& routing) {
+    need_cluster_routing(node, routing);
+    LinkFacts link;
+    link.name = id_of(node);
+    link.line = source_.line_of(node);
+    const std::string bandwidth_text = node.attribute("bandwidth").value();
+    link.bandwidth = positive_quantity(source_, node, fmt::format("backbone {}: bandwidth", link.name), bandwidth_text,
+                                       parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
+    link.latency = latency_value(source_, node, fmt::format("backbone {}: latency", link.name),
+                                 node.attribute("latency").as_string("0"));
+    link.sharing_policy = "SHARED";
+    add_link(node, std::move(link));
   }
 
   // A profile file named by an attribute: found where SimGrid looks, and well-formed.
@@ -197,95 +244,55 @@ class Reader {
     return id;
   }
 
+  // Zones are netpoints too: SimGrid refuses a host, router or zone named as another.
+  void check_unique_id(const pugi::xml_node& node, const std::string& id) const {
+    for (const auto* lines : {&netpoint_lines_, &zone_lines_})
+      if (const auto first = lines->find(id); first != lines->end())
+        source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", id, first->second));
+  }
+
+  void add_netpoint_named(const pugi::xml_node& node, const std::string& id, int zone, bool router) {
+    check_unique_id(node, id);
+    netpoint_lines_.emplace(id, source_.line_of(node));
+    if (router) facts_.routers.push_back(id);
+    facts_.zone_of_netpoint.emplace(id, zone);
+  }
+
   std::string add_netpoint(const pugi::xml_node& node, int zone) {
     const std::string id = id_of(node);
-    const auto [first, added] = netpoint_lines_.emplace(id, source_.line_of(node));
-    if (!added) source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", id, first->second));
-    if (std::string_view(node.name()) == "router") facts_.routers.push_back(id);
-    facts_.zone_of_netpoint.emplace(id, zone);
+    add_netpoint_named(node, id, zone, std::string_view(node.name()) == "router");
     return id;
   }
 
   void read_host(const pugi::xml_node& node, int zone) {
     const std::string id = add_netpoint(node, zone);
-    const std::string speed_text = node.attribute("speed").value();
-    // Several pstates are "f0, f1, …"; a host starts in pstate 0, and SimGrid reads them all.
-    double speed = 0;
-    for (std::size_t begin = 0; begin <= speed_text.size();) {
-      const std::size_t end = std::min(speed_text.find(',', begin), speed_text.size());
-      std::string pstate = speed_text.substr(begin, end - begin);
-      pstate.erase(0, pstate.find_first_not_of(' '));
-      pstate.erase(pstate.find_last_not_of(' ') + 1);
-      const double value =
-          positive_quantity(node, fmt::format("host {}: speed", id), speed_text, parse_speed(pstate), "312Tf");
-      if (begin == 0) speed = value;
-      begin = end + 1;
-    }
+    HostRecord host{id, first_pstate_speed(source_, node, fmt::format("host {}: speed", id), node.attribute("speed").value()),
+                    {}, source_.line_of(node), -1, 0};
     for (const char* profile : {"speed_file", "state_file", "availability_file"})
       if (!node.attribute(profile).empty())
         source_.fail(node, fmt::format("host {}: {}: {}", id, profile, kHostProfileRule));
-    std::map<std::string, pugi::xml_node> props;
-    for (const pugi::xml_node& prop : node.children("prop")) props[prop.attribute("id").value()] = prop;
-    if (!props.contains("role") || std::string_view(props["role"].attribute("value").value()) != "gpu") {
-      facts_.other_hosts.push_back(id);
-      return;
-    }
-    GpuHost gpu;
-    gpu.name = id;
-    gpu.speed = speed;
-    gpu.line = source_.line_of(node);
-    gpu.node = static_cast<int>(integer_prop(node, props, id, "node", "a non-negative integer", 0, 1'000'000'000));
-    gpu.gpu = static_cast<int>(integer_prop(node, props, id, "gpu", "a non-negative integer", 0, 1'000'000'000));
-    gpu.memory = integer_prop(node, props, id, "memory", "a positive number of bytes", 1, INT64_MAX);
-    if (props.contains("gpu_model")) gpu.model = props["gpu_model"].attribute("value").value();
-    const auto [first, added] = gpu_slots_.emplace(std::pair(gpu.node, gpu.gpu), id);
+    for (const pugi::xml_node& prop : node.children("prop"))
+      host.props[prop.attribute("id").value()] = {prop.attribute("value").value(), source_.line_of(prop)};
+    hosts_.push_back(std::move(host));
+  }
+
+  void add_link(const pugi::xml_node& node, LinkFacts link) {
+    const auto [first, added] = link_lines_.emplace(link.name, source_.line_of(node));
     if (!added)
-      source_.fail(node, fmt::format("host {}: node {} gpu {} is already host {}", id, gpu.node, gpu.gpu,
-                                     first->second));
-    facts_.gpus.push_back(std::move(gpu));
-  }
-
-  static std::string unreadable(const std::string& what, const std::string& text, const char* examples) {
-    return fmt::format("{} must be a number with a SimGrid unit such as {}, got {}", what, examples,
-                       text.empty() ? "nothing" : text);
-  }
-
-  // A speed or bandwidth: readable (SimGrid's units), then positive and finite.
-  double positive_quantity(const pugi::xml_node& node, const std::string& what, const std::string& text,
-                           std::optional<double> value, const char* examples) const {
-    if (!value) source_.fail(node, unreadable(what, text, examples));
-    if (!(*value > 0) || !std::isfinite(*value)) source_.fail(node, fmt::format("{} must be positive, got {}", what, text));
-    return *value;
-  }
-
-  long long integer_prop(const pugi::xml_node& host, std::map<std::string, pugi::xml_node>& props,
-                         const std::string& id, const char* prop, const char* rule, long long min,
-                         long long max) const {
-    if (!props.contains(prop))
-      source_.fail(host, fmt::format("host {}: a GPU host (role gpu) needs property {}", id, prop));
-    const std::string text = props[prop].attribute("value").value();
-    const std::optional<long long> value = parse_integer(text);
-    if (!value || *value < min || *value > max)
-      source_.fail(props[prop], fmt::format("host {}: property {} must be {}, got {}", id, prop, rule, text));
-    return *value;
+      source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", link.name, first->second));
+    facts_.link_index.emplace(link.name, facts_.links.size());
+    facts_.links.push_back(std::move(link));
   }
 
   void read_link(const pugi::xml_node& node) {
     LinkFacts link;
     link.name = id_of(node);
     link.line = source_.line_of(node);
-    const auto [first, added] = link_lines_.emplace(link.name, link.line);
-    if (!added)
-      source_.fail(node, fmt::format("duplicate id {}, first declared at line {}", link.name, first->second));
     const std::string bandwidth_text = node.attribute("bandwidth").value();
-    link.bandwidth = positive_quantity(node, fmt::format("link {}: bandwidth", link.name), bandwidth_text,
+    link.bandwidth = positive_quantity(source_, node, fmt::format("link {}: bandwidth", link.name), bandwidth_text,
                                        parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
-    const std::string latency_text = node.attribute("latency").as_string("0");
-    const std::optional<double> latency = parse_time(latency_text);
-    if (!latency) source_.fail(node, unreadable(fmt::format("link {}: latency", link.name), latency_text, "1us or 500ns"));
-    if (!(*latency >= 0) || !std::isfinite(*latency))
-      source_.fail(node, fmt::format("link {}: latency must not be negative, got {}", link.name, latency_text));
-    link.latency = *latency;
+    link.latency =
+        latency_value(source_, node, fmt::format("link {}: latency", link.name), node.attribute("latency").as_string("0"));
     if (!node.attribute("state_file").empty())
       source_.fail(node, fmt::format("link {}: state_file: turning links off and on is not simulated yet", link.name));
     for (const auto& [attribute, kind] : {std::pair{"bandwidth_file", ProfileKind::Bandwidth},
@@ -297,8 +304,7 @@ class Reader {
     if (link.sharing_policy != "SHARED" && link.sharing_policy != "SPLITDUPLEX" && link.sharing_policy != "FATPIPE")
       source_.fail(node, fmt::format("link {}: sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, got {}",
                                      link.name, link.sharing_policy));
-    facts_.link_index.emplace(link.name, facts_.links.size());
-    facts_.links.push_back(std::move(link));
+    add_link(node, std::move(link));
   }
 
   void read_route(const pugi::xml_node& node, int zone) {
@@ -313,12 +319,18 @@ class Reader {
     for (const std::string& end : {route.src, route.dst})
       if (const int other = facts_.zone_of_netpoint.at(end); other != zone)
         source_.fail(node, fmt::format("{}: {} is in zone {}, not in this route's zone {} (a route joins netpoints of "
-                                       "its own zone; pipegrid reads no zone routes)",
+                                       "its own zone; join zones with a <zoneRoute>)",
                                        what, end, facts_.zones[other].id, facts_.zones[zone].id));
     const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
     route.symmetrical = symmetrical == "YES" || symmetrical == "yes";
     declare_once(node, route.src, route.dst, what);
     if (route.symmetrical) declare_once(node, route.dst, route.src, what);
+    route.links = link_uses(node, what);
+    facts_.routes.push_back(std::move(route));
+  }
+
+  std::vector<LinkUse> link_uses(const pugi::xml_node& node, const std::string& what) const {
+    std::vector<LinkUse> uses;
     for (const pugi::xml_node& ctn : node.children("link_ctn")) {
       LinkUse use{ctn.attribute("id").value(), ctn.attribute("direction").as_string("NONE")};
       const LinkFacts* link = facts_.find_link(use.link);
@@ -329,9 +341,61 @@ class Reader {
       if (link->sharing_policy != "SPLITDUPLEX" && use.direction != "NONE")
         source_.fail(ctn, fmt::format("{}: link {} is {} and has no direction {}", what, use.link,
                                       link->sharing_policy, use.direction));
-      route.links.push_back(std::move(use));
+      uses.push_back(std::move(use));
     }
-    facts_.routes.push_back(std::move(route));
+    return uses;
+  }
+
+  bool zone_within(int zone, int ancestor) const {
+    for (; zone >= 0; zone = zone_parent_[zone])
+      if (zone == ancestor) return true;
+    return false;
+  }
+
+  // <zoneRoute src dst gw_src gw_dst> (<ASroute> is its old name; the bypass forms the same) between
+  // two zones of this zone, through a netpoint of each; <bypassRoute src dst> between two netpoints.
+  // Which routes SimGrid then finds is asked of SimGrid itself (PlatformFacts::routes_declared).
+  void read_zone_route(const pugi::xml_node& node, int zone) {
+    const std::string element = node.name();
+    const std::string src = node.attribute("src").value(), dst = node.attribute("dst").value();
+    const std::string what = fmt::format("{} {} -> {}", element, src, dst);
+    if (element == "bypassRoute") {
+      for (const std::string& end : {src, dst})
+        if (!netpoint_lines_.contains(end)) source_.fail(node, fmt::format("{}: no host or router {}", what, end));
+      link_uses(node, what);
+      return;
+    }
+    for (const auto& [end, gateway_attribute] : {std::pair{src, "gw_src"}, std::pair{dst, "gw_dst"}}) {
+      const auto found = zone_index_.find(end);
+      if (found == zone_index_.end() || zone_parent_[found->second] != zone)
+        source_.fail(node, fmt::format("{}: no zone {} in zone {} (a zone route joins two zones of the zone that "
+                                       "declares it)",
+                                       what, end, facts_.zones[zone].id));
+      const std::string gateway = node.attribute(gateway_attribute).value();
+      const auto at = facts_.zone_of_netpoint.find(gateway);
+      if (at == facts_.zone_of_netpoint.end())
+        source_.fail(node, fmt::format("{}: {} {}: no host or router of that name", what, gateway_attribute,
+                                       gateway.empty() ? "(none)" : gateway));
+      if (!zone_within(at->second, found->second))
+        source_.fail(node, fmt::format("{}: {} {} is in zone {}, not in zone {}", what, gateway_attribute, gateway,
+                                       facts_.zones[at->second].id, end));
+    }
+    if (element == "zoneRoute" || element == "ASroute") {
+      const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
+      declare_once(node, src, dst, what);
+      if (symmetrical == "YES" || symmetrical == "yes") declare_once(node, dst, src, what);
+    }
+    link_uses(node, what);
+  }
+
+  // <host_link id up down> of a Cluster zone: the host's own links to the zone's backbone.
+  void read_host_link(const pugi::xml_node& node) const {
+    const std::string host = node.attribute("id").value();
+    const std::string what = fmt::format("host_link {}", host);
+    if (!netpoint_lines_.contains(host)) source_.fail(node, fmt::format("{}: no host named {}", what, host));
+    for (const char* attribute : {"up", "down"})
+      if (!facts_.find_link(node.attribute(attribute).value()))
+        source_.fail(node, fmt::format("{}: {}: no link named {}", what, attribute, node.attribute(attribute).value()));
   }
 
   // SimGrid refuses a second route between the same two netpoints in the same direction.
@@ -346,9 +410,14 @@ class Reader {
   const SourceText& source_;
   PlatformFacts& facts_;
   std::vector<std::pair<pugi::xml_node, int>> route_nodes_;  // with their zone
+  std::vector<std::pair<pugi::xml_node, int>> zone_route_nodes_;
+  std::vector<pugi::xml_node> host_link_nodes_;
+  std::vector<HostRecord> hosts_;  // in file order, GPUs or not
   std::map<std::string, int> netpoint_lines_;
+  std::map<std::string, int> zone_lines_;
+  std::unordered_map<std::string, int> zone_index_;
+  std::vector<int> zone_parent_;  // per zone, -1 for the outermost
   std::map<std::string, int> link_lines_;
-  std::map<std::pair<int, int>, std::string> gpu_slots_;
   std::map<std::pair<std::string, std::string>, int> route_lines_;
 };
 
@@ -397,17 +466,10 @@ PlatformFacts read_platform_text(const std::string& path, std::string text) {
   Reader(source, facts).read_platform(root);
   if (facts.gpus.empty())
     throw InputError(fmt::format(R"({}: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/>)", path));
-  std::sort(facts.gpus.begin(), facts.gpus.end(),
-            [](const GpuHost& a, const GpuHost& b) { return std::pair(a.node, a.gpu) < std::pair(b.node, b.gpu); });
-  std::set<int> nodes;
-  for (std::size_t i = 0; i < facts.gpus.size(); ++i) {
-    facts.gpu_index.emplace(facts.gpus[i].name, i);
-    nodes.insert(facts.gpus[i].node);
-  }
-  facts.nodes = static_cast<int>(nodes.size());
-  facts.network_model = kSimGridDefaultModel;
+  facts.network_model = sim::kDefaultNetworkModel;
+  facts.network_model_defaulted = true;
   for (const auto& [id, value] : facts.config)
-    if (id == "network/model") facts.network_model = value;
+    if (id == "network/model") facts.network_model = value, facts.network_model_defaulted = false;
   return facts;
 }
 

@@ -62,7 +62,10 @@ std::string config_text(const PlatformFacts& facts) {
     if (id == "network/model") model_set = true;
     else props += fmt::format("{}{} {}", props.empty() ? "" : ", ", id, value);
   }
-  if (!model_set) return fmt::format("{} (SimGrid's default: the file does not set network/model)", facts.network_model);
+  if (!model_set)
+    return fmt::format("{} (pipegrid's default, since the file's <config> sets no network/model: bandwidth and latency "
+                       "factors 1.0, no cross-traffic; set network/model there to choose another){}",
+                       facts.network_model, props.empty() ? "" : fmt::format(" ({})", props));
   return props.empty() ? facts.network_model : fmt::format("{} ({})", facts.network_model, props);
 }
 
@@ -92,7 +95,13 @@ void describe_platform(std::ostream& out, const PlatformFacts& facts) {
       << gpu_values<std::string>(facts, [](const GpuHost& g) { return g.model.empty() ? "(none)" : g.model; },
                                  [](const std::string& m) { return m; })
       << '\n';
+  for (const std::string& inference : facts.inferences) out << "inferred: " << inference << '\n';
   if (!facts.other_hosts.empty()) out << fmt::format("other hosts: {}\n", some_names(facts.other_hosts));
+  for (const ClusterFacts& c : facts.clusters)
+    out << fmt::format("cluster {} (line {}): {}{}, {} hosts, links {} {} {}{}\n", c.id, c.line, c.topology,
+                       c.topo_parameters.empty() ? "" : " " + c.topo_parameters, c.hosts, format_bandwidth(c.bandwidth),
+                       format_time(c.latency), c.sharing_policy,
+                       c.topology == "FLAT" ? "" : fmt::format(" (made by SimGrid's zone, not listed below)"));
   out << fmt::format("routers: {}\n", facts.routers.size());
   out << fmt::format("network model: {}\n", config_text(facts));
   out << fmt::format("routing: {}\n", facts.routing);

@@ -1,7 +1,6 @@
 #include "sim/platform/route_query.h"
 
 #include <fmt/format.h>
-#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -12,7 +11,8 @@
 namespace pipegrid::platform {
 
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
-                                     const std::vector<std::pair<std::string, std::string>>& pairs) {
+                                     const std::vector<std::pair<std::string, std::string>>& pairs,
+                                     bool default_network_model) {
   // "Configuration change" lines for each <config> prop are noise to a user; warnings stay.
   std::string program = "pipegrid";
   std::string quiet = "--log=xbt_cfg.thres:warning";
@@ -22,25 +22,30 @@ std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
   simgrid::s4u::Engine engine(&argc, argv);
   sim::SimGridErrors errors;
   // read_platform checks what pipegrid knows of; anything else SimGrid rejects is still bad input.
-  sim::load_platform(engine, errors, platform_path);
+  sim::load_platform(engine, errors, platform_path, default_network_model);
   for (const auto& [src, dst] : pairs)
     for (const std::string& name : {src, dst})
       if (!engine.host_by_name_or_null(name))
         throw InputError(fmt::format("{}: no host of that name in {}", name, platform_path));
 
+  // Routes exist once the zones are sealed, and maestro may ask them then: a missing route is an
+  // exception it can catch (an actor's would end the process), or, in a Full zone, an empty list.
+  engine.seal_platform();
   std::vector<SimRoute> routes;
-  simgrid::s4u::Host* any_host = engine.get_all_hosts().front();
-  simgrid::s4u::Actor::create("route-query", any_host, [&] {
-    for (const auto& [src, dst] : pairs) {
-      SimRoute route{src, dst, {}, 0};
-      std::vector<simgrid::s4u::Link*> links;
+  for (const auto& [src, dst] : pairs) {
+    SimRoute route{src, dst, {}, 0};
+    std::vector<simgrid::s4u::Link*> links;
+    try {
       engine.host_by_name(src)->route_to(engine.host_by_name(dst), links, &route.latency);
-      for (const simgrid::s4u::Link* link : links)
-        route.links.push_back({link->get_name(), link->get_bandwidth(), link->get_latency()});
-      routes.push_back(std::move(route));
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: no route from {} to {} ({})", platform_path, src, dst, e.what()));
     }
-  });
-  engine.run();
+    if (links.empty() && src != dst)
+      throw InputError(fmt::format("{}: no route from {} to {}", platform_path, src, dst));
+    for (const simgrid::s4u::Link* link : links)
+      route.links.push_back({link->get_name(), link->get_bandwidth(), link->get_latency()});
+    routes.push_back(std::move(route));
+  }
   return routes;
 }
 

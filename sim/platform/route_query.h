@@ -1,5 +1,5 @@
-// Routes as SimGrid computes them: a platform is loaded into an engine and asked from inside an actor,
-// since routes exist only once the platform is sealed, when the simulation runs.
+// Routes as SimGrid computes them: a platform is loaded into an engine, sealed (routes exist only
+// then), and asked from maestro.
 #pragma once
 
 #include <string>
@@ -27,7 +27,10 @@ struct SimRoute {
 /// Loads `platform_path` (check it with read_platform first) and computes the route of every (src,
 /// dst) pair of host names. Creates the process's one SimGrid engine: call it once per process.
 /// SimGrid's configuration messages are silenced; its warnings are not.
+/// `default_network_model`: the file sets no network/model (PlatformFacts::network_model_defaulted).
+/// A pair SimGrid has no route for is an InputError "FILE: no route from A to B".
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
-                                     const std::vector<std::pair<std::string, std::string>>& pairs);
+                                     const std::vector<std::pair<std::string, std::string>>& pairs,
+                                     bool default_network_model = false);
 
 }  // namespace pipegrid::platform

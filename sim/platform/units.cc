@@ -54,6 +54,19 @@ const UnitTable& bandwidth_units() {
   return table;
 }
 
+// xbt_parse_get_size: bytes (B) and bits (b, 8 b = 1 B), each with binary and decimal prefixes.
+const UnitTable& size_units() {
+  static const UnitTable table = [] {
+    UnitTable t;
+    add_prefixed(t, "b", 0.125, true, false);
+    add_prefixed(t, "b", 0.125, false, false);
+    add_prefixed(t, "B", 1.0, true, false);
+    add_prefixed(t, "B", 1.0, false, false);
+    return t;
+  }();
+  return table;
+}
+
 const UnitTable& time_units() {
   static const UnitTable table = {{"w", 7 * 24 * 60 * 60}, {"d", 24 * 60 * 60}, {"h", 60 * 60}, {"m", 60},
                                   {"s", 1.0},             {"ms", 1e-3},        {"us", 1e-6},    {"ns", 1e-9},
@@ -98,6 +111,8 @@ std::optional<double> parse_speed(std::string_view text) { return parse_with_uni
 std::optional<double> parse_bandwidth(std::string_view text) {
   return parse_with_unit(text, bandwidth_units(), "Bps");
 }
+
+std::optional<double> parse_size(std::string_view text) { return parse_with_unit(text, size_units(), "B"); }
 
 std::optional<double> parse_time(std::string_view text) { return parse_with_unit(text, time_units(), "s"); }
 

@@ -22,6 +22,11 @@ std::optional<double> parse_speed(std::string_view text);
 /// unit) or binary ones Ki Mi Gi Ti Pi Ei Zi Yi (GiBps, Kibps: powers of 1024). A plain number is B/s.
 std::optional<double> parse_bandwidth(std::string_view text);
 
+/// Bytes (SimGrid's xbt_parse_get_size, as for a disk's size). Units: B (bytes) and b (bits, 8 b = 1 B),
+/// each with decimal prefixes k M G T P E Z Y (GB: 1e9) or binary ones Ki … Yi (GiB: 2^30). A plain
+/// number is bytes ("1e10").
+std::optional<double> parse_size(std::string_view text);
+
 /// Seconds. Units: w d h m s ms us ns ps (no other prefixes). A plain number is seconds.
 std::optional<double> parse_time(std::string_view text);
 

@@ -116,12 +116,22 @@ void check_durations(const sim::JobCosts& costs, const Schedule& schedule, const
                                  "refuses transfers longer than {:g} s",
                                  bytes, bytes / narrowest->bandwidth, narrowest->name, narrowest->bandwidth,
                                  kMaxOpSeconds));
+  // A FAT_TREE, TORUS or DRAGONFLY cluster's links are SimGrid's: its narrowest bandwidth stands for them.
+  for (const platform::ClusterFacts& cluster : facts.clusters)
+    if (!(bytes / cluster.narrowest <= kMaxOpSeconds))
+      throw InputError(fmt::format("a transfer of {:.3g} bytes would take {:.3g} s over cluster {}'s links ({:.3g} "
+                                   "B/s); pipegrid refuses transfers longer than {:g} s",
+                                   bytes, bytes / cluster.narrowest, cluster.id, cluster.narrowest, kMaxOpSeconds));
 }
 
-// Every route the job will ask SimGrid for must exist: SimGrid ends the process on a missing one.
+// Every route the job will ask SimGrid for must exist: a missing one would end the run inside SimGrid.
 // Those that collectives between nodes would use over several rails are not needed: without one of
-// them, the rings keep one path per hop.
+// them, the rings keep one path per hop. Where the file's own routes say it all (one kind of zone of
+// declared routes), they are checked here, before SimGrid starts; otherwise (clusters, zone routes)
+// the executor asks SimGrid itself once the platform is loaded (simgrid_route_check.h).
 void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in, const sim::Placement& placement) {
+  in.routes_checked = facts.routes_declared;
+  if (!facts.routes_declared) return;
   platform::RouteReach reach(facts);
   for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
     const std::string& src = in.platform_gpus[need.src_gpu].host;
@@ -233,6 +243,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   const std::string& platform_file = v.text("platform");
   const platform::PlatformFacts facts = platform::read_platform(platform_file);
   in.platform_file = platform_file;
+  in.default_network_model = facts.network_model_defaulted;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
