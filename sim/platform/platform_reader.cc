@@ -234,7 +234,7 @@ class Reader {
 
   [[noreturn]] void refuse(const pugi::xml_node& node) const {
     source_.fail(node, fmt::format("<{}> is not read by pipegrid: declare hosts, routers, links and routes "
-                                   "in zones (platforms/README.md)",
+                                   "in zones, or clusters (platforms/README.md)",
                                    node.name()));
   }
 
@@ -465,7 +465,9 @@ PlatformFacts read_platform_text(const std::string& path, std::string text) {
   facts.path = path;
   Reader(source, facts).read_platform(root);
   if (facts.gpus.empty())
-    throw InputError(fmt::format(R"({}: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/>)", path));
+    throw InputError(fmt::format(
+        R"({}: no GPU hosts: a GPU is a host with <prop id="role" value="gpu"/> (or any host, when none has that prop))",
+        path));
   facts.network_model = sim::kDefaultNetworkModel;
   facts.network_model_defaulted = true;
   for (const auto& [id, value] : facts.config)

@@ -68,8 +68,12 @@ TEST(ReaderErrors, GpuProperties) {
   EXPECT_EQ(error_after("\"node\" value=\"0\"/>\n      <prop id=\"gpu\" value=\"1\"",
                         "\"node\" value=\"-1\"/>\n      <prop id=\"gpu\" value=\"1\""),
             "tiny.xml:10: host gpu1: property node must be a non-negative integer, got -1");
-  EXPECT_EQ(error_after("\"1\"/><prop id=\"memory\" value=\"1000\"", "\"1\"/><prop id=\"memory\" value=\"80GB\""),
-            "tiny.xml:11: host gpu1: property memory must be a positive number of bytes, got 80GB");
+  EXPECT_EQ(error_after("\"1\"/><prop id=\"memory\" value=\"1000\"", "\"1\"/><prop id=\"memory\" value=\"80 GB\""),
+            "tiny.xml:11: host gpu1: property memory must be a positive size in SimGrid's units such as 80GiB, 80GB or "
+            "1e10 (bytes), got 80 GB");
+  EXPECT_EQ(error_after("\"1\"/><prop id=\"memory\" value=\"1000\"", "\"1\"/><prop id=\"memory\" value=\"0B\""),
+            "tiny.xml:11: host gpu1: property memory must be a positive size in SimGrid's units such as 80GiB, 80GB or "
+            "1e10 (bytes), got 0B");
   EXPECT_EQ(error_after("\"1\"/><prop id=\"memory\" value=\"1000\"/>", "\"1\"/>"),
             "tiny.xml:9: host gpu1: a GPU host (role gpu) needs property memory");
   EXPECT_EQ(error_after("<prop id=\"gpu\" value=\"1\"/>", "<prop id=\"gpu\" value=\"0\"/>"),
@@ -127,19 +131,25 @@ TEST(ReaderErrors, DuplicateIds) {
   EXPECT_EQ(error_after("<host id=\"gpu1\"", "<host id=\"gpu0\""), "tiny.xml:9: duplicate id gpu0, first declared at line 5");
 }
 
+// Without any role=gpu, every host is a GPU (gpu_inference.h); with no host at all there is none.
 TEST(ReaderErrors, NoGpuHosts) {
   std::string text = kTiny;
   const std::string role = "<prop id=\"role\" value=\"gpu\"/>";
   for (auto at = text.find(role); at != std::string::npos; at = text.find(role)) text.erase(at, role.size());
-  const std::string path = write_temp_file("cpus.xml", text);
+  EXPECT_EQ(read_platform(write_temp_file("cpus.xml", text)).gpus.size(), 2u);
+  const std::string path = write_temp_file(
+      "empty.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\"/>\n</platform>\n");
   EXPECT_EQ(error_of([&] { read_platform(path); }),
-            path + ": no GPU hosts: a GPU is a host with <prop id=\"role\" value=\"gpu\"/>");
+            path + ": no GPU hosts: a GPU is a host with <prop id=\"role\" value=\"gpu\"/> (or any host, when none has "
+                   "that prop)");
 }
 
 TEST(ReaderErrors, ElementsPipegridDoesNotRead) {
   EXPECT_EQ(error_after("    <link id", "    <backbone id=\"bb\" bandwidth=\"1GBps\" latency=\"0\"/>\n    <link id"),
-            "tiny.xml:13: <backbone> is not read by pipegrid: declare hosts, routers, links and routes in zones "
-            "(platforms/README.md)");
+            "tiny.xml:13: <backbone> belongs in a zone routed Cluster, not Full");
+  EXPECT_EQ(error_after("    <link id", "    <storage_type id=\"st\" size=\"1TB\"/>\n    <link id"),
+            "tiny.xml:13: <storage_type> is not read by pipegrid: declare hosts, routers, links and routes "
+            "in zones, or clusters (platforms/README.md)");
 }
 
 }  // namespace

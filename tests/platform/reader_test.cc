@@ -66,7 +66,8 @@ TEST(Reader, HandWrittenGpusAreSortedByTheirPropsNotTheirNames) {
   EXPECT_FALSE(facts.has_host("wire"));
   EXPECT_EQ(facts.find_link("wire")->latency, 0);  // SimGrid's default
   EXPECT_EQ(facts.find_link("wire")->sharing_policy, "SPLITDUPLEX");
-  EXPECT_EQ(facts.network_model, "LV08");  // SimGrid's default when the file says nothing
+  EXPECT_EQ(facts.network_model, "CM02");  // pipegrid's default when the file says nothing
+  EXPECT_TRUE(facts.network_model_defaulted);
 }
 
 }  // namespace

@@ -87,39 +87,39 @@ struct BadFile {
 TEST(StandardXml, EachMistakeIsOneLineWithItsLine) {
   const BadFile cases[] = {
       {"<host id=\"g\" speed=\"1Tf\"><prop id=\"role\" value=\"gpu\"/></host>\n",
-       "3: host g: a GPU host (role gpu) needs properties node, gpu and memory"},
+       "4: host g: a GPU host (role gpu) needs properties node, gpu and memory"},
       {"<host id=\"g\" speed=\"1Tf\"><prop id=\"role\" value=\"gpu\"/><prop id=\"node\" value=\"0\"/></host>\n",
-       "3: host g: a GPU host (role gpu) needs properties gpu and memory"},
+       "4: host g: a GPU host (role gpu) needs properties gpu and memory"},
       {"<host id=\"g\" speed=\"1Tf\"><prop id=\"role\" value=\"gpu\"/><prop id=\"node\" value=\"0\"/>\n"
        "<prop id=\"gpu\" value=\"0\"/><prop id=\"memory\" value=\"80 GiB\"/></host>\n",
-       "4: host g: property memory must be a positive size in SimGrid's units such as 80GiB, 80GB or 1e10 (bytes), "
+       "5: host g: property memory must be a positive size in SimGrid's units such as 80GiB, 80GB or 1e10 (bytes), "
        "got 80 GiB"},
       {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-a\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n",
-       "3: cluster c: radical must be integers and ranges such as 0-15 or 0-3,8-11, got 0-a"},
+       "4: cluster c: radical must be integers and ranges such as 0-15 or 0-3,8-11, got 0-a"},
       {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
        " topology=\"FAT_TREE\" topo_parameters=\"2;4,4;1,2\"/>\n",
-       "3: cluster c: topo_parameters 2;4,4;1,2: a FAT_TREE's topo_parameters are \"LEVELS;DOWN,…;UP,…;PORTS,…\", "
+       "4: cluster c: topo_parameters 2;4,4;1,2: a FAT_TREE's topo_parameters are \"LEVELS;DOWN,…;UP,…;PORTS,…\", "
        "LEVELS positive counts in each list"},
       {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"\n"
        " topology=\"TORUS\" topo_parameters=\"2,3\"/>\n",
-       "3: cluster c: its TORUS topology 2,3 makes 6 hosts, but radical 0-3 names only 4"},
+       "4: cluster c: its TORUS topology 2,3 makes 6 hosts, but radical 0-3 names only 4"},
       {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" "
        "topology=\"RING\"/>\n",
-       "3: cluster c: topology must be one of FLAT, TORUS, FAT_TREE, DRAGONFLY, got RING"},
+       "4: cluster c: topology must be one of FLAT, TORUS, FAT_TREE, DRAGONFLY, got RING"},
       {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n"
        "<host id=\"n1\" speed=\"1Gf\"/>\n",
-       "4: duplicate id n1, first declared at line 3"},
+       "5: duplicate id n1, first declared at line 4"},
       {"<zone id=\"a\" routing=\"Full\"><host id=\"x\" speed=\"1Gf\"/></zone>\n"
        "<zoneRoute src=\"a\" dst=\"b\" gw_src=\"x\" gw_dst=\"x\"/>\n",
-       "4: zoneRoute a -> b: no zone b in zone world (a zone route joins two zones of the zone that declares it)"},
+       "5: zoneRoute a -> b: no zone b in zone world (a zone route joins two zones of the zone that declares it)"},
       {"<zone id=\"a\" routing=\"Full\"><host id=\"x\" speed=\"1Gf\"/></zone>\n"
        "<zone id=\"b\" routing=\"Full\"><host id=\"y\" speed=\"1Gf\"/></zone>\n"
        "<ASroute src=\"a\" dst=\"b\" gw_src=\"y\" gw_dst=\"y\"/>\n",
-       "5: ASroute a -> b: gw_src y is in zone b, not in zone a"},
+       "6: ASroute a -> b: gw_src y is in zone b, not in zone a"},
       {"<zone id=\"a\" routing=\"Vivaldi\"><peer id=\"p\" speed=\"1Gf\" bw_in=\"1GBps\" bw_out=\"1GBps\"/></zone>\n",
-       "3: <peer> is not read by pipegrid: declare the Vivaldi zone's hosts with <host coordinates> and their links"},
+       "4: <peer> is not read by pipegrid: declare the Vivaldi zone's hosts with <host coordinates> and their links"},
       {"<backbone id=\"bb\" bandwidth=\"1GBps\" latency=\"1us\"/>\n",
-       "3: <backbone> belongs in a zone routed Cluster, not Full"},
+       "4: <backbone> belongs in a zone routed Cluster, not Full"},
   };
   for (const BadFile& c : cases) {
     const std::string path = write_temp_file("bad.xml", platform(c.body));
