@@ -50,7 +50,8 @@ TEST(HostileInput, ACsvNamingAHugeMicrobatch) {
 TEST(HostileInput, AZoneRoutingSimGridDoesNotKnow) {
   const std::string xml = star_with("bogus.xml", "routing=\"DijkstraCache\"", "routing=\"Bogus\"");
   expect_refused("simulate --platform " + xml + kJob,
-                 xml + ":10: zone star: routing must be Full, Floyd, Dijkstra or DijkstraCache, got Bogus");
+                 xml + ":10: zone star: routing must be Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or "
+                       "Wifi, got Bogus");
 }
 
 TEST(HostileInput, ANetworkModelSimGridDoesNotKnow) {

@@ -106,7 +106,7 @@ void describe_platform(std::ostream& out, const PlatformFacts& facts) {
   out << fmt::format("network model: {}\n", config_text(facts));
   out << fmt::format("routing: {}\n", facts.routing);
   out << fmt::format("links: {}, routes: {}\n", facts.links.size(), facts.routes.size());
-  out << fmt::format("  {:<9} {:>6} {:>10} {:>8}  {}\n", "class", "links", "bandwidth", "latency", "sharing");
+  if (!facts.links.empty()) out << fmt::format("  {:<9} {:>6} {:>10} {:>8}  {}\n", "class", "links", "bandwidth", "latency", "sharing");
   for (const LinkClass& cls : link_classes(facts)) {
     out << fmt::format("  {:<9} {:>6} {:>10} {:>8}  {}\n", cls.name, cls.count, format_bandwidth(cls.typical.bandwidth),
                        format_time(cls.typical.latency), cls.typical.sharing_policy);

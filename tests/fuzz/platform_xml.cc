@@ -3,7 +3,8 @@
 // trace.txt) for bandwidth_file, latency_file and <trace file> to find. InputError is the expected
 // rejection. What it accepts must keep the promises of PlatformFacts: at least one GPU, sorted by
 // (node, gpu) and unique there, positive finite speeds, bandwidths and memories, finite non-negative
-// latencies, routes between declared netpoints over declared links.
+// latencies, routes between declared netpoints over declared links, clusters with hosts and a
+// positive narrowest bandwidth.
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -47,6 +48,10 @@ void check_facts(const PlatformFacts& facts) {
   }
   for (const RouteFacts& route : facts.routes)
     for (const LinkUse& use : route.links) fuzz::check(facts.find_link(use.link) != nullptr, "route over no link");
+  for (const ClusterFacts& cluster : facts.clusters)
+    fuzz::check(cluster.hosts > 0 && std::isfinite(cluster.narrowest) && cluster.narrowest > 0 &&
+                    cluster.narrowest <= cluster.bandwidth,
+                "cluster " + cluster.id + ": no hosts, or a narrowest bandwidth not positive or above bw");
 }
 
 }  // namespace

@@ -132,5 +132,21 @@ TEST(StandardXmlCli, AMissingZoneRouteIsOneLineAndExitCodeTwo) {
   EXPECT_NE(route.err.find("pipegrid: error: " + path + ": no route from b to c"), std::string::npos) << route.err;
 }
 
+// Two GPUs of zone left with no route between them: SimGrid's Full zone answers route_to with no links
+// (a transfer would take no time), which is refused as a missing route.
+TEST(StandardXmlCli, AFullZoneWithoutTheRouteIsNoRoute) {
+  const std::string path = write_temp_file(
+      "no-intra-route.xml",
+      replace_once(read_text(kTwoZones), "      <router id=\"left-gw\"/>",
+                   "      <host id=\"a2\" speed=\"1Tf\"><prop id=\"role\" value=\"gpu\"/><prop id=\"node\" "
+                   "value=\"0\"/><prop id=\"gpu\" value=\"1\"/><prop id=\"memory\" value=\"80GiB\"/></host>\n"
+                   "      <router id=\"left-gw\"/>"));
+  const auto r = run_pipegrid("simulate --platform " + path +
+                              " --schedule 1f1b --pp 2 --microbatches 1 --time-f 1 --time-b 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, notice(path) + "pipegrid: error: " + path +
+                       ": no route from a to a2, which pipeline transfers between pp ranks 0 and 1 need\n");
+}
+
 }  // namespace
 }  // namespace pipegrid::platform
