@@ -51,8 +51,13 @@ void add_info(CLI::App& platform, std::function<int()>& run) {
       const std::vector<std::string> route = v.names("route");
       const platform::PlatformFacts facts = platform::read_platform(file);
       // Checked here, before SimGrid starts, so that a typo is our one line and not a SimGrid abort.
-      for (const std::string& host : route)
+      for (const std::string& host : route) {
         if (!facts.has_host(host)) throw InputError(fmt::format("--route {}: no host of that name in {}", host, file));
+        // SimGrid dies (xbt_die) on a route from or to a host of a zone routed None.
+        if (route.size() == 2 && route[0] != route[1] &&
+            facts.zones[facts.zone_of_netpoint.at(host)].routing == "None")
+          throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
+      }
       platform::describe_platform(std::cout, facts);
       if (route.size() == 2) {
         const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}}, facts.network_model_defaulted);

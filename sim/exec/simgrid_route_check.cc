@@ -32,6 +32,7 @@ bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const Simulatio
     if (!routed(engine, src, dst))
       throw InputError(fmt::format("{}: no route from {} to {}, which {} need", input.platform_file, src, dst, need.why));
   }
+  if (!input.rails) return false;
   for (const NeededRoute& need : rail_routes(input, placement))
     if (!routed(engine, input.platform_gpus[need.src_gpu].host, input.platform_gpus[need.dst_gpu].host)) return false;
   return true;

@@ -14,8 +14,9 @@
 namespace pipegrid::sim {
 
 /// Throws InputError "FILE: no route from A to B, which WHY need" for the first needed route
-/// (needed_routes.h) that SimGrid cannot give; returns whether every route the rails may use
-/// (rail_routes) exists, what SimulationInput::rails then is. Call after seal_platform().
+/// (needed_routes.h) that SimGrid cannot give; returns whether input.rails holds and every route the
+/// rails may use (rail_routes) exists, what SimulationInput::rails then is. Call after
+/// seal_platform().
 bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const SimulationInput& input, const Placement& placement);
 
 }  // namespace pipegrid::sim

@@ -70,6 +70,12 @@ ExpandedCluster expand_cluster(const SourceText& source, const pugi::xml_node& n
   if (const auto [end, error] = std::from_chars(core.data(), core.data() + core.size(), cores);
       error != std::errc() || end != core.data() + core.size() || cores < 1)
     source.fail(node, fmt::format("{}: core must be a positive integer, got {}", what, core));
+  // The executor runs SimGrid's CPU model with cpu/optim TI (executor.cc), which refuses hosts of
+  // several cores ("Multi-core not handled by this model yet"); a GPU is one host of one core anyway.
+  if (cores != 1)
+    source.fail(node, fmt::format("{}: core {}: pipegrid runs one rank per host, on SimGrid's CPU model with "
+                                  "cpu/optim TI, which takes single-core hosts only; leave core at 1",
+                                  what, core));
   const std::string bw_text = required(source, node, what, "bw");
   c.bandwidth = positive_quantity(source, node, what + ": bw", bw_text, parse_bandwidth(bw_text), "25GBps or 200Gbps");
   c.latency = latency_value(source, node, what + ": lat", required(source, node, what, "lat"));

@@ -20,6 +20,7 @@
 #include "sim/platform/source_text.h"
 #include "sim/platform/simgrid_config.h"
 #include "sim/platform/quantity_check.h"
+#include "sim/platform/route_hops.h"
 #include "sim/platform/units.h"
 #include "sim/simgrid/simgrid_engine.h"
 
@@ -301,6 +302,10 @@ class Reader {
         read_profile_file(node, fmt::format("link {}", link.name), attribute, kind);
     link.sharing_policy = node.attribute("sharing_policy").as_string("SHARED");
     if (link.sharing_policy == "FULLDUPLEX") link.sharing_policy = "SPLITDUPLEX";  // SimGrid's old spelling
+    if (link.sharing_policy == "WIFI")
+      source_.fail(node, fmt::format("link {}: sharing_policy WIFI: pipegrid does not simulate Wi-Fi links (their rate "
+                                     "depends on each station's)",
+                                     link.name));
     if (link.sharing_policy != "SHARED" && link.sharing_policy != "SPLITDUPLEX" && link.sharing_policy != "FATPIPE")
       source_.fail(node, fmt::format("link {}: sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, got {}",
                                      link.name, link.sharing_policy));
@@ -323,8 +328,12 @@ class Reader {
                                        what, end, facts_.zones[other].id, facts_.zones[zone].id));
     const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
     route.symmetrical = symmetrical == "YES" || symmetrical == "yes";
+    // SimGrid's EmptyZone dies on a route ("There can't be route in an Empty zone").
+    if (facts_.zones[zone].routing == "None")
+      source_.fail(node, fmt::format("{}: zone {} is routed None, which has no routes", what, facts_.zones[zone].id));
     declare_once(node, route.src, route.dst, what);
-    if (route.symmetrical) declare_once(node, route.dst, route.src, what);
+    // A route from a host to itself (a loopback) is its own way back.
+    if (route.symmetrical && route.src != route.dst) declare_once(node, route.dst, route.src, what);
     route.links = link_uses(node, what);
     facts_.routes.push_back(std::move(route));
   }
@@ -393,9 +402,16 @@ class Reader {
     const std::string host = node.attribute("id").value();
     const std::string what = fmt::format("host_link {}", host);
     if (!netpoint_lines_.contains(host)) source_.fail(node, fmt::format("{}: no host named {}", what, host));
-    for (const char* attribute : {"up", "down"})
-      if (!facts_.find_link(node.attribute(attribute).value()))
-        source_.fail(node, fmt::format("{}: {}: no link named {}", what, attribute, node.attribute(attribute).value()));
+    // SimGrid looks the names up among its links, where a SPLITDUPLEX link L is L_UP and L_DOWN.
+    for (const char* attribute : {"up", "down"}) {
+      const std::string name = node.attribute(attribute).value();
+      const LinkUse use = link_use_of(facts_, name);
+      const LinkFacts* link = facts_.find_link(use.link);
+      if (!link) source_.fail(node, fmt::format("{}: {}: no link named {}", what, attribute, name));
+      if (use.direction == "NONE" && link->sharing_policy == "SPLITDUPLEX")
+        source_.fail(node, fmt::format("{}: {}: link {} is SPLITDUPLEX: name one direction, {}_UP or {}_DOWN", what,
+                                       attribute, name, name, name));
+    }
   }
 
   // SimGrid refuses a second route between the same two netpoints in the same direction.

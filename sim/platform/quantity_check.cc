@@ -26,8 +26,13 @@ double first_pstate_speed(const SourceText& source, const pugi::xml_node& node, 
     std::string pstate = text.substr(begin, end - begin);
     pstate.erase(0, pstate.find_first_not_of(' '));
     pstate.erase(pstate.find_last_not_of(' ') + 1);
-    const double value = positive_quantity(source, node, what, text, parse_speed(pstate), "312Tf");
-    if (begin == 0) speed = value;
+    // The first pstate, where a host starts, computes; later ones may be 0 (SimGrid's energy examples
+    // give a host's off states 0f).
+    const std::optional<double> value = parse_speed(pstate);
+    if (begin == 0) speed = positive_quantity(source, node, what, text, value, "312Tf");
+    else if (!value) source.fail(node, unreadable(what, text, "312Tf"));
+    else if (!(*value >= 0) || !std::isfinite(*value))
+      source.fail(node, fmt::format("{} must not be negative, got {}", what, text));
     begin = end + 1;
   }
   return speed;

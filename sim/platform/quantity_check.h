@@ -16,8 +16,8 @@ std::string unreadable(const std::string& what, const std::string& text, const c
 double positive_quantity(const SourceText& source, const pugi::xml_node& node, const std::string& what,
                          const std::string& text, std::optional<double> value, const char* examples);
 
-/// A speed attribute "f0, f1, …" (one per pstate; a host starts in pstate 0): every pstate checked,
-/// the first returned.
+/// A speed attribute "f0, f1, …" (one per pstate; a host starts in pstate 0): every pstate checked
+/// (the first positive, the others not negative), the first returned.
 double first_pstate_speed(const SourceText& source, const pugi::xml_node& node, const std::string& what,
                           const std::string& text);
 

@@ -131,7 +131,23 @@ void check_durations(const sim::JobCosts& costs, const Schedule& schedule, const
 // the executor asks SimGrid itself once the platform is loaded (simgrid_route_check.h).
 void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in, const sim::Placement& placement) {
   in.routes_checked = facts.routes_declared;
-  if (!facts.routes_declared) return;
+  if (!facts.routes_declared) {
+    // SimGrid dies (xbt_die, no exception) on any route from or to a host of a zone routed None.
+    const auto in_none_zone = [&](const std::string& host) {
+      return facts.zones[facts.zone_of_netpoint.at(host)].routing == "None";
+    };
+    for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
+      const std::string& src = in.platform_gpus[need.src_gpu].host;
+      const std::string& dst = in.platform_gpus[need.dst_gpu].host;
+      if (src != dst && (in_none_zone(src) || in_none_zone(dst)))
+        throw InputError(fmt::format("{}: no route from {} to {}, which {} need ({} is in a zone routed None)",
+                                     facts.path, src, dst, need.why, in_none_zone(src) ? src : dst));
+    }
+    // The executor asks SimGrid for the routes the rails may use, unless one would meet such a zone.
+    in.rails = std::none_of(in.platform_gpus.begin(), in.platform_gpus.end(),
+                            [&](const sim::PlatformGpu& gpu) { return in_none_zone(gpu.host); });
+    return;
+  }
   platform::RouteReach reach(facts);
   for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
     const std::string& src = in.platform_gpus[need.src_gpu].host;
