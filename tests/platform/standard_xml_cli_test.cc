@@ -148,5 +148,19 @@ TEST(StandardXmlCli, AFullZoneWithoutTheRouteIsNoRoute) {
                        ": no route from a to a2, which pipeline transfers between pp ranks 0 and 1 need\n");
 }
 
+// SimGrid's EmptyZone dies (xbt_die, no exception to catch) when asked a route: a job that needs one
+// from a zone routed None is refused before SimGrid starts.
+TEST(StandardXmlCli, AZoneRoutedNoneHasNoRoutes) {
+  const std::string path = write_temp_file(
+      "none.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"None\">\n"
+                  "<host id=\"x\" speed=\"1Gf\"/><host id=\"y\" speed=\"1Gf\"/>\n</zone>\n</platform>\n");
+  const auto r = run_pipegrid("simulate --platform " + path +
+                              " --schedule 1f1b --pp 2 --microbatches 1 --time-f 1 --time-b 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipegrid: error: " + path +
+                       ": no route from x to y, which pipeline transfers between pp ranks 0 and 1 need (x is in a zone "
+                       "routed None)\n");
+}
+
 }  // namespace
 }  // namespace pipegrid::platform

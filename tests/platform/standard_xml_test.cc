@@ -118,6 +118,18 @@ TEST(StandardXml, EachMistakeIsOneLineWithItsLine) {
        "6: ASroute a -> b: gw_src y is in zone b, not in zone a"},
       {"<zone id=\"a\" routing=\"Vivaldi\"><peer id=\"p\" speed=\"1Gf\" bw_in=\"1GBps\" bw_out=\"1GBps\"/></zone>\n",
        "4: <peer> is not read by pipegrid: declare the Vivaldi zone's hosts with <host coordinates> and their links"},
+      {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-3\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" core=\"4\"/>\n",
+       "4: cluster c: core 4: pipegrid runs one rank per host, on SimGrid's CPU model with cpu/optim TI, which takes "
+       "single-core hosts only; leave core at 1"},
+      {"<link id=\"ap\" bandwidth=\"54Mbps\" sharing_policy=\"WIFI\"/>\n",
+       "4: link ap: sharing_policy WIFI: pipegrid does not simulate Wi-Fi links (their rate depends on each station's)"},
+      {"<zone id=\"n\" routing=\"None\"><host id=\"x\" speed=\"1Gf\"/><host id=\"y\" speed=\"1Gf\"/>\n"
+       "<route src=\"x\" dst=\"y\"/></zone>\n",
+       "5: route x -> y: zone n is routed None, which has no routes"},
+      {"<zone id=\"s\" routing=\"Cluster\"><host id=\"x\" speed=\"1Gf\"/>\n"
+       "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+       "<host_link id=\"x\" up=\"l\" down=\"l_DOWN\"/></zone>\n",
+       "6: host_link x: up: link l is SPLITDUPLEX: name one direction, l_UP or l_DOWN"},
       {"<backbone id=\"bb\" bandwidth=\"1GBps\" latency=\"1us\"/>\n",
        "4: <backbone> belongs in a zone routed Cluster, not Full"},
   };
@@ -125,6 +137,28 @@ TEST(StandardXml, EachMistakeIsOneLineWithItsLine) {
     const std::string path = write_temp_file("bad.xml", platform(c.body));
     EXPECT_EQ(error_of([&] { read_platform(path); }), path + ":" + c.error) << c.body;
   }
+}
+
+// What SimGrid's own small_platform.xml and energy examples hold: a host's loopback route (its own
+// way back), pstates of 0f after the first, a Cluster zone's host_link naming a direction.
+TEST(StandardXml, SimGridExampleIdiomsAreRead) {
+  const PlatformFacts facts = read_platform(write_temp_file(
+      "idioms.xml", platform("<zone id=\"s\" routing=\"Cluster\">\n"
+                             "<host id=\"x\" speed=\"1Gf,0.5Gf,0f\"/><host id=\"y\" speed=\"1Gf\"/>\n"
+                             "<link id=\"l\" bandwidth=\"1GBps\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+                             "<link id=\"m\" bandwidth=\"1GBps\"/>\n"
+                             "<host_link id=\"x\" up=\"l_UP\" down=\"l_DOWN\"/>\n"
+                             "<host_link id=\"y\" up=\"m\" down=\"m\"/>\n"
+                             "<backbone id=\"bb\" bandwidth=\"10GBps\" latency=\"1us\"/>\n"
+                             "</zone>\n"
+                             "<zone id=\"f\" routing=\"Full\"><host id=\"z\" speed=\"1Gf\"/>\n"
+                             "<link id=\"lo\" bandwidth=\"1GBps\"/>\n"
+                             "<route src=\"z\" dst=\"z\"><link_ctn id=\"lo\"/></route></zone>\n"
+                             "<zoneRoute src=\"s\" dst=\"f\" gw_src=\"x\" gw_dst=\"z\"><link_ctn id=\"m\"/></zoneRoute>\n")));
+  EXPECT_EQ(facts.gpus.size(), 3u);
+  EXPECT_EQ(facts.find_gpu("x")->speed, 1e9);  // pstate 0
+  EXPECT_EQ(facts.find_link("bb")->bandwidth, 10e9);
+  EXPECT_FALSE(facts.routes_declared);
 }
 
 // Every routing SimGrid 3.32 accepts is read (sg_platf_new_Zone_begin's list), compared without case.
