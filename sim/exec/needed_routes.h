@@ -1,6 +1,6 @@
 // The routes a job will ask SimGrid for: every (sender, receiver) of its pipeline transfers, its
 // collectives' rings (as flows, or as α-β, which reads the same routes) and its expert-parallel
-// all-to-alls. Checked before the actors start, because SimGrid ends the process on a missing route.
+// all-to-alls. Checked before the actors start: a missing route would fail inside a running actor.
 #pragma once
 
 #include <string>

@@ -58,7 +58,7 @@ struct RouteFacts {
 /// topology: FAT_TREE, TORUS, DRAGONFLY).
 struct ZoneFacts {
   std::string id;
-  std::string routing;
+  std::string routing;  // as SimGrid's list spells it
   int line = 0;
 };
 

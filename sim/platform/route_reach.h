@@ -1,6 +1,7 @@
-// Which hosts SimGrid can route between, known from the file before SimGrid loads it: SimGrid's own
-// route queries end the process on a missing route ("No route from …", an xbt_die) instead of
-// answering, so a job that needs one must be refused before the actors start.
+// Which hosts SimGrid can route between, known from the file before SimGrid loads it, for files whose
+// routes are their own <route>s (PlatformFacts::routes_declared): a job that needs a missing one is
+// refused before SimGrid starts, as it would otherwise fail inside a running actor. Other files'
+// routes are asked of SimGrid once loaded (sim/exec/simgrid_route_check.h).
 #pragma once
 
 #include <string>

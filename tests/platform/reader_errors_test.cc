@@ -102,7 +102,10 @@ TEST(ReaderErrors, LinkLatency) {
 
 TEST(ReaderErrors, LinkSharingPolicy) {
   EXPECT_EQ(error_after("SPLITDUPLEX", "WIFI"),
-            "tiny.xml:13: link wire: sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, got WIFI");
+            "tiny.xml:13: link wire: sharing_policy WIFI: pipegrid does not simulate Wi-Fi links (their rate depends on "
+            "each station's)");
+  EXPECT_EQ(error_after("SPLITDUPLEX", "HALFDUPLEX"),
+            "tiny.xml:13: link wire: sharing_policy must be SHARED, SPLITDUPLEX or FATPIPE, got HALFDUPLEX");
 }
 
 TEST(ReaderErrors, RouteThroughAnUnknownLink) {
