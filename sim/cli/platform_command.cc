@@ -60,7 +60,7 @@ void add_info(CLI::App& platform, std::function<int()>& run) {
       }
       platform::describe_platform(std::cout, facts);
       if (route.size() == 2) {
-        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}}, facts.network_model_defaulted);
+        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
         std::cout << '\n';
         platform::describe_route(std::cout, facts, routes.front());
       }

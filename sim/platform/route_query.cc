@@ -6,13 +6,14 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include "common/input_error.h"
+#include "sim/platform/platform_reader.h"
 #include "sim/simgrid/simgrid_engine.h"
 
 namespace pipegrid::platform {
 
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
-                                     const std::vector<std::pair<std::string, std::string>>& pairs,
-                                     bool default_network_model) {
+                                     const std::vector<std::pair<std::string, std::string>>& pairs) {
+  const bool default_network_model = read_platform(platform_path).network_model_defaulted;
   // "Configuration change" lines for each <config> prop are noise to a user; warnings stay.
   std::string program = "pipegrid";
   std::string quiet = "--log=xbt_cfg.thres:warning";

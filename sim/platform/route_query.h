@@ -27,10 +27,9 @@ struct SimRoute {
 /// Loads `platform_path` (check it with read_platform first) and computes the route of every (src,
 /// dst) pair of host names. Creates the process's one SimGrid engine: call it once per process.
 /// SimGrid's configuration messages are silenced; its warnings are not.
-/// `default_network_model`: the file sets no network/model (PlatformFacts::network_model_defaulted).
+/// The network model is the one a run of the file gets (pipegrid's default when the file sets none).
 /// A pair SimGrid has no route for is an InputError "FILE: no route from A to B".
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
-                                     const std::vector<std::pair<std::string, std::string>>& pairs,
-                                     bool default_network_model = false);
+                                     const std::vector<std::pair<std::string, std::string>>& pairs);
 
 }  // namespace pipegrid::platform

@@ -27,6 +27,6 @@ inline constexpr const char* kDefaultNetworkModel = "CM02";
 /// network/crosstraffic, with one notice line on stderr naming the file. Without it, the file's
 /// model is left as it is, with SimGrid's defaults for what the file does not set.
 void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const std::string& platform_file,
-                   bool default_network_model = false);
+                   bool default_network_model);
 
 }  // namespace pipegrid::sim

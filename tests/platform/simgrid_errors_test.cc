@@ -54,7 +54,7 @@ void engine_with(const std::string& platform, Then then) {
   use_sanitizable_contexts();
   simgrid::s4u::Engine engine(&argc, argv);
   SimGridErrors errors;
-  load_platform(engine, errors, platform);
+  load_platform(engine, errors, platform, /*default_network_model=*/false);
   then(engine);
 }
 
