@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <filesystem>
-#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <pugixml.hpp>
-#include <set>
 #include <sstream>
 
 #include "common/input_error.h"
