@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/platform/presets.h"
 
@@ -41,5 +42,12 @@ struct ClusterSpec {
 /// must be a finite ratio of at least 1 (1 = non-blocking)", "--ib-bw 0GBps: must be a positive
 /// bandwidth such as 25GBps, 200Gbps or bytes per second", "--nodes-per-leaf 0: must be at least 1".
 ClusterSpec make_cluster_spec(const ClusterOptions& options);
+
+/// The options given that change nothing on this cluster, one line each, naming the flag and why:
+/// on one node every route between GPUs stays on NVLink ("--ib-bw 12.5GBps: no effect: one node: its
+/// GPUs talk over NVLink only"); with one leaf group no route reaches the spine ("--oversubscription 4:
+/// no effect: no spine: all 2 nodes fit one leaf group of 32"), and --nodes-per-leaf changes nothing
+/// when the preset's own value also puts every node under one leaf.
+std::vector<std::string> no_effect_options(const ClusterOptions& options, const ClusterSpec& spec);
 
 }  // namespace pipegrid::platform

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <iostream>
 
 #include "common/choose.h"
 #include "common/input_error.h"
@@ -17,9 +19,11 @@
 #include "sim/model/stage_cost.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/platform_xml.h"
 #include "sim/platform/route_reach.h"
 #include "sim/run/comm_options.h"
 #include "sim/run/compute_costs.h"
+#include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
 
 namespace pipegrid::run {
@@ -230,7 +234,20 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.placement_order = v.text("placement");
   in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
 
-  const std::string& platform_file = v.text("platform");
+  // A generated platform is echoed as the command that writes it; its XML goes to DIR/platform.xml
+  // below, or stays in a temporary file for the run.
+  std::string platform_file = v.text("platform"), platform_echo = platform_file, generated_xml;
+  if (v.has("preset")) {
+    const platform::ClusterSpec cluster = generated_cluster(v);
+    for (const std::string& note : platform::no_effect_options(cluster_options(v), cluster))
+      std::cerr << "pipegrid: warning: " << note << '\n';
+    generated_xml = platform::platform_xml(cluster);
+    run.generated_platform = std::make_shared<const GeneratedPlatformFile>(generated_xml);
+    platform_file = run.generated_platform->file();
+    platform_echo = platform::gen_command(cluster);
+  } else {
+    check_no_generator_options(v);
+  }
   const platform::PlatformFacts facts = platform::read_platform(platform_file);
   in.platform_file = platform_file;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
@@ -244,7 +261,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     capacity = capacity == 0 ? memory : std::min(capacity, memory);
   }
 
-  run.echo = {{"platform", platform_file},
+  run.echo = {{"platform", platform_echo},
               {"schedule", in.schedule.name},
               {"pp", pp},
               {"microbatches", microbatches},
@@ -378,6 +395,13 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     std::filesystem::create_directories(out, error);
     if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
     in.out_dir = out;
+    if (run.generated_platform) {
+      in.platform_file = out + "/platform.xml";
+      std::ofstream file(in.platform_file, std::ios::binary);
+      if (!(file << generated_xml).flush())
+        throw InputError(fmt::format("--out {}: cannot write platform.xml", out));
+      run.generated_platform.reset();
+    }
   }
   return run;
 }
