@@ -87,6 +87,10 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(1, 1e6), .help = "leaf down- over uplink capacity, at least 1 (non-blocking)"},
       {.flag = "nodes-per-leaf", .section = "platform", .commands = kGen, .type = Integer,
        .bounds = at_least(1, 1'000'000), .help = "nodes under one leaf switch (scalable unit)"},
+      {.flag = "zones", .section = "platform", .commands = kGen, .type = Choice, .choices = {"flat", "per-node"},
+       .default_text = "flat",
+       .help = "SimGrid zones: flat (one zone, SimGrid's Dijkstra finds the routes) or per-node (a zone per node and "
+               "per leaf group, every route written out; needs --nics-per-node 1)"},
       {.flag = "schedule", .section = "sim", .commands = kSim, .type = Choice, .choices = schedule_names(false),
        .help = "the pipeline schedule each rank runs (or --schedule-file)"},
       {.flag = "schedule-file", .section = "sim", .commands = kSim, .type = Path,

@@ -62,6 +62,17 @@ ClusterSpec make_cluster_spec(const ClusterOptions& options) {
           fmt::format("--oversubscription {}: must be a finite ratio of at least 1 (1 = non-blocking)", ratio));
     spec.oversubscription = ratio;
   }
+  if (options.zones && *options.zones == "per-node") {
+    // SimGrid routes between two zones through one gateway pair per <zoneRoute>
+    // (NetZoneImpl::get_global_route), so a node's zone has one way out for all its GPUs; a
+    // rail-optimised node sends each GPU's traffic through its own NIC.
+    if (hardware.nics_per_node != 1)
+      throw InputError(fmt::format("--zones per-node: needs --nics-per-node 1 (this cluster has {}): SimGrid routes "
+                                   "between two zones through one gateway, and a rail-optimised node sends each "
+                                   "GPU's traffic through its own NIC",
+                                   hardware.nics_per_node));
+    spec.zones = ZoneLayout::PerNode;
+  }
   return spec;
 }
 

@@ -14,8 +14,8 @@ namespace pipegrid::run {
 namespace {
 
 // Every option of platform gen besides --preset, in the schema's order.
-constexpr const char* kShapeFlags[] = {"nodes", "nvlink-bw", "ib-bw", "nics-per-node", "oversubscription",
-                                       "nodes-per-leaf"};
+constexpr const char* kShapeFlags[] = {"nodes",           "nvlink-bw",      "ib-bw", "nics-per-node",
+                                       "oversubscription", "nodes-per-leaf", "zones"};
 
 }  // namespace
 
@@ -28,6 +28,7 @@ platform::ClusterOptions cluster_options(const input::OptionValues& v) {
   if (const auto nics = v.given_int("nics-per-node")) cluster.nics_per_node = *nics;
   cluster.oversubscription = v.given_number("oversubscription");
   if (const auto per_leaf = v.given_int("nodes-per-leaf")) cluster.nodes_per_leaf = *per_leaf;
+  if (v.has("zones")) cluster.zones = v.text("zones");
   return cluster;
 }
 
