@@ -47,6 +47,16 @@ void check_no_generator_options(const input::OptionValues& v) {
                                    flag, v.text("platform")));
 }
 
+std::string write_generated_platform(const std::string& out, const std::string& xml) {
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
+  const std::string file = out + "/platform.xml";
+  std::ofstream text(file, std::ios::binary);
+  if (!(text << xml).flush()) throw InputError(fmt::format("--out {}: cannot write platform.xml", out));
+  return file;
+}
+
 GeneratedPlatformFile::GeneratedPlatformFile(const std::string& xml) {
   std::string pattern = (std::filesystem::temp_directory_path() / "pipegrid-platform-XXXXXX").string();
   if (!mkdtemp(pattern.data()))

@@ -24,6 +24,10 @@ platform::ClusterSpec generated_cluster(const input::OptionValues& values);
 /// it (they shape a generated platform only).
 void check_no_generator_options(const input::OptionValues& values);
 
+/// Writes the generated XML to OUT/platform.xml (creating OUT) and returns that path. InputError "--out
+/// OUT: cannot create the directory: …" or "--out OUT: cannot write platform.xml".
+std::string write_generated_platform(const std::string& out, const std::string& xml);
+
 /// The generated XML in a file of its own temporary directory, removed with this object.
 class GeneratedPlatformFile {
  public:

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 
 #include "common/choose.h"
@@ -234,16 +233,20 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.placement_order = v.text("placement");
   in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
 
-  // A generated platform is echoed as the command that writes it; its XML goes to DIR/platform.xml
-  // below, or stays in a temporary file for the run.
-  std::string platform_file = v.text("platform"), platform_echo = platform_file, generated_xml;
+  // A generated platform is echoed as the command that writes it; its XML goes to DIR/platform.xml,
+  // or without --out to a temporary file for the run.
+  std::string platform_file = v.text("platform"), platform_echo = platform_file;
   if (v.has("preset")) {
     const platform::ClusterSpec cluster = generated_cluster(v);
     for (const std::string& note : platform::no_effect_options(cluster_options(v), cluster))
       std::cerr << "pipegrid: warning: " << note << '\n';
-    generated_xml = platform::platform_xml(cluster);
-    run.generated_platform = std::make_shared<const GeneratedPlatformFile>(generated_xml);
-    platform_file = run.generated_platform->file();
+    const std::string xml = platform::platform_xml(cluster);
+    if (v.has("out")) {
+      platform_file = write_generated_platform(v.text("out"), xml);
+    } else {
+      run.generated_platform = std::make_shared<const GeneratedPlatformFile>(xml);
+      platform_file = run.generated_platform->file();
+    }
     platform_echo = platform::gen_command(cluster);
   } else {
     check_no_generator_options(v);
@@ -395,13 +398,6 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     std::filesystem::create_directories(out, error);
     if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
     in.out_dir = out;
-    if (run.generated_platform) {
-      in.platform_file = out + "/platform.xml";
-      std::ofstream file(in.platform_file, std::ios::binary);
-      if (!(file << generated_xml).flush())
-        throw InputError(fmt::format("--out {}: cannot write platform.xml", out));
-      run.generated_platform.reset();
-    }
   }
   return run;
 }
