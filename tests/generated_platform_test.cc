@@ -110,17 +110,18 @@ TEST(GeneratedPlatform, PathsInsideFilesAreTakenFromTheirFolder) {
   ASSERT_EQ(from_folder.exit_code, 0) << from_folder.err;
   // One GPU, F = 1, B = 2 (the explicit defaults), two micro-batches back to back: 2 × (1 + 2) = 6 s.
   EXPECT_EQ(nlohmann::json::parse(from_root.out)["makespan"], 6.0);
-  // The echoed paths: from the root the files' full paths, from the folder the files' own text.
+  // The echoed paths are relative to the working directory: from the root, the files' full paths
+  // without the leading slash; from the folder, the files' own text.
   const nlohmann::json root_inputs = nlohmann::json::parse(from_root.out)["inputs"];
   const nlohmann::json folder_inputs = nlohmann::json::parse(from_folder.out)["inputs"];
-  EXPECT_EQ(root_inputs["platform"], dir + "/data/cluster.xml");
-  EXPECT_EQ(root_inputs["schedule"], dir + "/data/two.csv");
+  EXPECT_EQ(root_inputs["platform"], fs::path(dir + "/data/cluster.xml").lexically_normal().string().substr(1));
+  EXPECT_EQ(root_inputs["schedule"], fs::path(dir + "/data/two.csv").lexically_normal().string().substr(1));
   EXPECT_EQ(folder_inputs["platform"], "../data/cluster.xml");
   EXPECT_EQ(folder_inputs["schedule"], "../data/two.csv");
   EXPECT_EQ(nlohmann::json::parse(from_folder.out)["makespan"], 6.0);
 
   // A sweep's axis values come from the sweep file's folder; its runs' experiment.toml read back from
-  // their own folder, whatever the working directory.
+  // their own folder to the same files.
   std::ofstream(dir + "/exp/sweep.toml") << "base = \"job.toml\"\n[axes]\n\"platform.file\" = "
                                             "[\"../data/cluster.xml\", \"../../" +
                                                 fs::path(dir).filename().string() + "/data/cluster.xml\"]\n";
@@ -132,8 +133,13 @@ TEST(GeneratedPlatform, PathsInsideFilesAreTakenFromTheirFolder) {
   const auto swept = run_pipegrid("--help >/dev/null; cd / && " PIPEGRID_BINARY " sweep " + dir +
                                   "/exp/sweep.toml --out " + dir + "/out --jobs 1");
   ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  // The sweep file named relatively from the same directory: the same configurations, the same rows.
+  const auto named_relatively = run_pipegrid("--help >/dev/null; cd / && " PIPEGRID_BINARY " sweep " +
+                                             dir.substr(1) + "/exp/sweep.toml --out " + dir + "/out2 --jobs 1");
+  ASSERT_EQ(named_relatively.exit_code, 0) << named_relatively.err;
+  EXPECT_EQ(read_file(dir + "/out2/results.csv"), read_file(dir + "/out/results.csv"));
   for (const auto& run : fs::directory_iterator(dir + "/out/runs")) {
-    const auto again = run_pipegrid("--help >/dev/null; cd " + dir + "/data && " PIPEGRID_BINARY " run " +
+    const auto again = run_pipegrid("--help >/dev/null; cd / && " PIPEGRID_BINARY " run " +
                                     (run.path() / "experiment.toml").string() + " --format json");
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(again.out, read_file((run.path() / "stdout.json").string()));

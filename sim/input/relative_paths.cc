@@ -25,7 +25,14 @@ std::string path_from_folder(const OptionSpec& option, const std::string& text, 
   if (!names_a_path(option) || folder.empty()) return text;
   const auto [prefix, path] = split_path(option, text);
   if (path.empty() || fs::path(path).is_absolute()) return text;
-  return prefix + (folder / path).lexically_normal().string();
+  fs::path resolved = (folder / path).lexically_normal();
+  // Relative to the working directory, however the file was named (sweep.toml or /abs/sweep.toml):
+  // a configuration's identity hashes the path, and one file must be one experiment.
+  std::error_code error;
+  const fs::path cwd = fs::current_path(error);
+  if (!error && resolved.is_absolute())
+    if (const fs::path relative = resolved.lexically_relative(cwd); !relative.empty()) resolved = relative;
+  return prefix + resolved.string();
 }
 
 OptionValues paths_seen_from(const OptionValues& values, const fs::path& folder) {

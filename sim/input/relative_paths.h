@@ -15,8 +15,9 @@ namespace pipegrid::input {
 /// Whether the option's text names a file or directory (Path options, names_path, path_prefix).
 bool names_a_path(const OptionSpec& option);
 
-/// `text` with its path taken from `folder` when the option names a path and the path is relative;
-/// lexically normal ("exp/../platforms/a.xml" is "platforms/a.xml"). Other text unchanged.
+/// `text` with its path taken from `folder` when the option names a path and the path is relative,
+/// lexically normal and relative to the working directory ("exp/../platforms/a.xml" and
+/// "/cwd/exp/../platforms/a.xml" are "platforms/a.xml"). Other text unchanged.
 std::string path_from_folder(const OptionSpec& option, const std::string& text, const std::filesystem::path& folder);
 
 /// The values with every relative path re-expressed from `folder` instead of the working directory,

@@ -51,29 +51,28 @@ void write_preamble(XmlText& xml, const ClusterSpec& spec) {
 
 void write_node(XmlText& xml, const ClusterSpec& spec, int node, int depth) {
   const Preset& hw = spec.hardware;
-  const int d = depth;
-  xml.line(d, "<!-- node {}: leaf group {} -->", node, spec.leaf_group_of_node(node));
+  xml.line(depth, "<!-- node {}: leaf group {} -->", node, spec.leaf_group_of_node(node));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu) {
-    xml.line(d, R"(<host id="{}" speed="{}">)", gpu_host_name(node, gpu), format_speed(hw.gpu_speed));
-    xml.line(d + 1, R"(<prop id="role" value="gpu"/>)");
-    xml.line(d + 1, R"(<prop id="node" value="{}"/>)", node);
-    xml.line(d + 1, R"(<prop id="gpu" value="{}"/>)", gpu);
-    xml.line(d + 1, R"(<prop id="memory" value="{}"/>)", hw.gpu_memory);
-    xml.line(d + 1, R"(<prop id="gpu_model" value="{}"/>)", hw.gpu_model);
-    xml.line(d, "</host>");
+    xml.line(depth, R"(<host id="{}" speed="{}">)", gpu_host_name(node, gpu), format_speed(hw.gpu_speed));
+    xml.line(depth + 1, R"(<prop id="role" value="gpu"/>)");
+    xml.line(depth + 1, R"(<prop id="node" value="{}"/>)", node);
+    xml.line(depth + 1, R"(<prop id="gpu" value="{}"/>)", gpu);
+    xml.line(depth + 1, R"(<prop id="memory" value="{}"/>)", hw.gpu_memory);
+    xml.line(depth + 1, R"(<prop id="gpu_model" value="{}"/>)", hw.gpu_model);
+    xml.line(depth, "</host>");
   }
-  xml.line(d, R"(<router id="{}"/>)", nvswitch_router_name(node));
+  xml.line(depth, R"(<router id="{}"/>)", nvswitch_router_name(node));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu)
-    xml.line(d, "{}", link_element(nvlink_name(node, gpu), hw.nvlink_bandwidth, kNvlinkLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(nvlink_name(node, gpu), hw.nvlink_bandwidth, kNvlinkLatency, "SPLITDUPLEX"));
   // The crossbar, in (UP) and out (DOWN): each as wide as all ports together, so it never limits
   // until someone narrows it by hand.
-  xml.line(d, "{}",
+  xml.line(depth, "{}",
            link_element(nvswitch_name(node), kGpusPerNode * hw.nvlink_bandwidth, kNvswitchLatency, "SPLITDUPLEX"));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu)
-    xml.line(d, "{}", link_element(pcie_name(node, gpu), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(pcie_name(node, gpu), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
   for (int nic = 0; nic < hw.nics_per_node; ++nic) {
-    xml.line(d, "{}", link_element(nic_pcie_name(node, nic), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
-    xml.line(d, "{}", link_element(ib_name(node, nic), hw.ib_bandwidth, kIbLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(nic_pcie_name(node, nic), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(ib_name(node, nic), hw.ib_bandwidth, kIbLatency, "SPLITDUPLEX"));
   }
 }
 
