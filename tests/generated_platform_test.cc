@@ -86,6 +86,15 @@ TEST(GeneratedPlatform, FileAndPresetTogetherIsOneInputError) {
   EXPECT_EQ(shaping_a_file.exit_code, 2);
   EXPECT_EQ(shaping_a_file.err.rfind("pipegrid: error: --ib-bw: shapes a generated platform (with --preset)", 0), 0u)
       << shaping_a_file.err;
+  // SimGrid would hold all 8 million GPU hosts at ~256 kB each (limits.h): 2.048e12 bytes, refused
+  // before anything is generated.
+  const auto huge = run_pipegrid("simulate --preset dgx-a100 --nodes 1000000 --schedule 1f1b --pp 2 --microbatches 4");
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_EQ(huge.err.rfind("pipegrid: error: --nodes 1000000: a generated platform of 8000000 GPUs needs ~2.0 TB to "
+                           "simulate; the limit on this machine is ",
+                           0),
+            0u)
+      << huge.err;
   const auto no_nodes = run_pipegrid("simulate --preset dgx-a100 --schedule 1f1b --pp 2 --microbatches 4");
   EXPECT_EQ(no_nodes.exit_code, 2);
   EXPECT_EQ(no_nodes.err, "pipegrid: error: --preset dgx-a100: needs --nodes ([platform] nodes), the nodes of 8 GPUs "

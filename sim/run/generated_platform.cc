@@ -1,6 +1,7 @@
 #include "sim/run/generated_platform.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <iostream>
 
 #include "common/input_error.h"
+#include "sim/run/limits.h"
 
 namespace pipegrid::run {
 
@@ -37,6 +39,18 @@ platform::ClusterSpec generated_cluster(const input::OptionValues& v) {
     throw InputError(fmt::format("--preset {}: needs --nodes ([platform] nodes), the nodes of 8 GPUs to generate",
                                  v.text("preset")));
   return platform::make_cluster_spec(cluster_options(v));
+}
+
+void check_generated_size(const platform::ClusterSpec& cluster) {
+  // SimGrid holds every host of the platform, not only the job's: each GPU costs what a simulated one
+  // does (limits.h), and the XML itself ~10 kB a node besides.
+  const double gpus = static_cast<double>(cluster.nodes) * platform::kGpusPerNode;
+  const double limit = std::floor(memory_limit_bytes() / kBytesPerGpu);
+  if (gpus <= limit) return;
+  throw InputError(fmt::format("--nodes {}: a generated platform of {:.0f} GPUs needs ~{} to simulate; the limit on "
+                               "this machine is {:.0f} GPUs (~{})",
+                               cluster.nodes, gpus, human_bytes(gpus * kBytesPerGpu), limit,
+                               human_bytes(limit * kBytesPerGpu)));
 }
 
 void check_no_generator_options(const input::OptionValues& v) {

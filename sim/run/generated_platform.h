@@ -20,6 +20,10 @@ platform::ClusterOptions cluster_options(const input::OptionValues& values);
 /// --nodes is missing or an option breaks make_cluster_spec's rules.
 platform::ClusterSpec generated_cluster(const input::OptionValues& values);
 
+/// Refuses a generated platform too large to simulate on this machine (every GPU host at limits.h's
+/// kBytesPerGpu): InputError "--nodes 1000000: a generated platform of 8000000 GPUs needs ~2.0 TB …".
+void check_generated_size(const platform::ClusterSpec& cluster);
+
 /// For a run with --platform FILE: InputError naming the first of platform gen's options given with
 /// it (they shape a generated platform only).
 void check_no_generator_options(const input::OptionValues& values);

@@ -238,6 +238,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   std::string platform_file = v.text("platform"), platform_echo = platform_file;
   if (v.has("preset")) {
     const platform::ClusterSpec cluster = generated_cluster(v);
+    check_generated_size(cluster);
     for (const std::string& note : platform::no_effect_options(cluster_options(v), cluster))
       std::cerr << "pipegrid: warning: " << note << '\n';
     const std::string xml = platform::platform_xml(cluster);
