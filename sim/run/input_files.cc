@@ -73,7 +73,9 @@ nlohmann::json InputFingerprints::of(const input::Experiment& experiment) {
   if (experiment.command() == input::Command::Simulate && v.has("preset")) {
     std::string xml_hash = "invalid";
     try {
-      xml_hash = input::stable_hash(platform::platform_xml(generated_cluster(v)));
+      const platform::ClusterSpec cluster = generated_cluster(v);
+      check_generated_size(cluster);  // not generated in the sweep's process when the run will refuse it
+      xml_hash = input::stable_hash(platform::platform_xml(cluster));
     } catch (const InputError&) {
       // The run will say what is wrong with the options.
     }
