@@ -1,5 +1,6 @@
 // Experiment files: every option of simulate and schedule has a key, a key reads the same value as its
 // flag, and mistakes are named by key and line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "error_of.h"
@@ -35,14 +36,20 @@ std::pair<std::string, std::string> sample(const OptionSpec& o) {
       const std::string n = std::to_string(o.bounds.min > 3 ? static_cast<int>(o.bounds.min) : 3);
       return {n, n};
     }
-    case ValueType::Number: return {"0.5", "0.5"};
+    case ValueType::Number: {  // 0.5, or the lower bound where 0.5 is below it (--oversubscription: 1)
+      const std::string n = o.bounds.min > 0.5 ? fmt::format("{}", o.bounds.min) : "0.5";
+      return {n, n};
+    }
     case ValueType::Flag: return {"", "true"};
     case ValueType::Choice: {
       const std::string& c = o.choices.back() == o.default_text ? o.choices.front() : o.choices.back();
       return {c, "\"" + c + "\""};
     }
     default: {
-      const std::string text = o.flag == "stage-cost-scale" ? "1=1.5" : o.flag == "routing" ? "zipf:1.5" : "x.xml";
+      const std::string text = o.flag == "stage-cost-scale"                    ? "1=1.5"
+                               : o.flag == "routing"                           ? "zipf:1.5"
+                               : o.flag == "nvlink-bw" || o.flag == "ib-bw" ? "12.5GBps"
+                                                                               : "x.xml";
       return {text, "\"" + text + "\""};
     }
   }

@@ -55,7 +55,8 @@ void write_options_markdown(std::ostream& out) {
     out << "| option | key | type | unit | range | default | what |\n|---|---|---|---|---|---|---|\n";
     for (const OptionSpec* o : input::options_of(command)) {
       std::string what(o->help);
-      if (o->required.contains(command)) what += " (required)";
+      if (o->required.contains(command))
+        what += o->instead.empty() ? " (required)" : fmt::format(" (required, or --{} instead)", o->instead);
       out << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n",
                          o->positional ? std::string(o->flag) : "`" + o->flag_name() + "`",
                          o->in_experiment_files() ? "`" + o->key_name() + "`" : "", type_text(*o), o->unit,

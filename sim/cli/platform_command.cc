@@ -12,6 +12,7 @@
 #include "sim/platform/platform_summary.h"
 #include "sim/platform/platform_xml.h"
 #include "sim/platform/route_query.h"
+#include "sim/run/generated_platform.h"
 
 namespace pipegrid::cli {
 
@@ -25,15 +26,10 @@ void add_gen(CLI::App& platform, std::function<int()>& run) {
     run = [options] {
       const input::OptionValues v = options->values();
       v.check_required();
-      platform::ClusterOptions cluster;
-      cluster.preset = v.text("preset");
-      cluster.nodes = v.integer("nodes");
-      if (v.has("nvlink-bw")) cluster.nvlink_bandwidth = v.text("nvlink-bw");
-      if (v.has("ib-bw")) cluster.ib_bandwidth = v.text("ib-bw");
-      if (const auto nics = v.given_int("nics-per-node")) cluster.nics_per_node = *nics;
-      cluster.oversubscription = v.given_number("oversubscription");
-      if (const auto per_leaf = v.given_int("nodes-per-leaf")) cluster.nodes_per_leaf = *per_leaf;
-      platform::write_platform_xml(std::cout, platform::make_cluster_spec(cluster));
+      const platform::ClusterSpec cluster = run::generated_cluster(v);
+      for (const std::string& note : platform::no_effect_options(run::cluster_options(v), cluster))
+        std::cerr << "pipegrid: warning: " << note << '\n';
+      platform::write_platform_xml(std::cout, cluster);
       return kExitOk;
     };
   });

@@ -38,8 +38,10 @@ void print_compute(std::ostream& out, const nlohmann::json& breakdown) {
 void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::SimulationResult& result,
                  const nlohmann::json& summary) {
   const sim::SimulationInput& in = run.input;
+  // The platform as echoed: its file, or the platform gen command of a generated one.
+  const std::string platform = run.echo["platform"].get<std::string>();
   out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}), {} micro-batches, chunks {}\n", in.schedule.name,
-                     in.platform_file, in.sizes.gpus(), in.sizes.tp, in.sizes.pp, in.sizes.dp, in.schedule.microbatches,
+                     platform, in.sizes.gpus(), in.sizes.tp, in.sizes.pp, in.sizes.dp, in.schedule.microbatches,
                      in.schedule.chunks);
   out << fmt::format("makespan {} s, bubble fraction {:.4f}", format_number(result.makespan), result.bubble_fraction);
   if (summary.contains("tflops_per_gpu"))
@@ -74,7 +76,9 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   for (const auto& [link_class, bytes] : summary["bytes_per_link_class"].items())
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
-  if (!in.out_dir.empty()) out << fmt::format("wrote {}/summary.json, links.csv, trace.csv, trace.json\n", in.out_dir);
+  if (!in.out_dir.empty())
+    out << fmt::format("wrote {}/summary.json, links.csv, trace.csv, trace.json{}\n", in.out_dir,
+                       platform != in.platform_file ? ", platform.xml" : "");
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ constexpr double kMaxBytes = 1e15;
 
 const Commands kSim{Simulate};
 const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
+const Commands kGen{PlatformGen, Simulate};         // platform gen's options: simulate generates with them too
 
 std::vector<std::string> schedule_names(bool with_all) {
   std::vector<std::string> names;
@@ -68,7 +69,28 @@ std::vector<OptionSpec> build_schema() {
   return {
       // --- what runs where --------------------------------------------------------------------------
       {.flag = "platform", .section = "platform", .key = "file", .commands = kSim, .type = Path,
-       .help = "SimGrid platform XML (see platforms/)", .required = kSim},
+       .help = "SimGrid platform XML (see platforms/)",
+       .required = kSim, .instead = "preset"},
+      // platform gen's options: simulate generates its platform with them instead of reading --platform
+      {.flag = "preset", .section = "platform", .commands = kGen, .type = Choice, .choices = platform_presets(),
+       .help = "the GPU node (simulate: generate the platform instead of --platform FILE)",
+       .required = {PlatformGen}},
+      {.flag = "nodes", .section = "platform", .commands = kGen, .type = Integer, .bounds = at_least(1, 1'000'000),
+       .help = "nodes of 8 GPUs", .required = {PlatformGen}},
+      {.flag = "nvlink-bw", .section = "platform", .commands = kGen, .type = Text, .unit = "bytes/s",
+       .help = "one GPU's NVLink per direction: 300GBps, 2400Gbps or bytes/s", .syntax = bandwidth_syntax},
+      {.flag = "ib-bw", .section = "platform", .commands = kGen, .type = Text, .unit = "bytes/s",
+       .help = "one InfiniBand port per direction: 25GBps, 200Gbps, …", .syntax = bandwidth_syntax},
+      {.flag = "nics-per-node", .section = "platform", .commands = kGen, .type = Integer, .bounds = at_least(1, 8),
+       .help = "InfiniBand ports (rails) per node: 1, 2, 4 or 8"},
+      {.flag = "oversubscription", .section = "platform", .commands = kGen, .type = Number,
+       .bounds = at_least(1, 1e6), .help = "leaf down- over uplink capacity, at least 1 (non-blocking)"},
+      {.flag = "nodes-per-leaf", .section = "platform", .commands = kGen, .type = Integer,
+       .bounds = at_least(1, 1'000'000), .help = "nodes under one leaf switch (scalable unit)"},
+      {.flag = "zones", .section = "platform", .commands = kGen, .type = Choice, .choices = {"flat", "per-node"},
+       .default_text = "flat",
+       .help = "SimGrid zones: flat (one zone, SimGrid's Dijkstra finds the routes) or per-node (a zone per node and "
+               "per leaf group, every route written out; needs --nics-per-node 1)"},
       {.flag = "schedule", .section = "sim", .commands = kSim, .type = Choice, .choices = schedule_names(false),
        .help = "the pipeline schedule each rank runs (or --schedule-file)"},
       {.flag = "schedule-file", .section = "sim", .commands = kSim, .type = Path,
@@ -174,7 +196,8 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "combine-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
        .bounds = at_least(1, 16), .help = "MoE: bytes per combined element"},
       {.flag = "routing", .section = "model", .commands = kSim, .type = Text, .default_text = "uniform",
-       .help = "MoE: uniform, zipf:S (skewed popularity) or file:PATH (per-expert loads)", .syntax = routing_syntax},
+       .help = "MoE: uniform, zipf:S (skewed popularity) or file:PATH (per-expert loads)", .syntax = routing_syntax,
+       .path_prefix = "file:"},
 
       // --- fidelity ---------------------------------------------------------------------------------
       {.flag = "p2p", .section = "sim", .commands = kTimed, .type = Choice, .choices = {"async", "rendezvous", "blocking"},
@@ -242,7 +265,8 @@ std::vector<OptionSpec> build_schema() {
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,
-       .help = "directory for the run's files (summary.json and the traces, or schedule.csv)", .identity = false},
+       .help = "directory for the run's files (summary.json and the traces, or schedule.csv)", .identity = false,
+       .names_path = true},
       {.flag = "report", .section = "output", .commands = kTimed, .type = Flag, .default_text = "false",
        .help = "after the run, write DIR/report.html from its --out files (as pipegrid report DIR does)",
        .identity = false},
@@ -260,23 +284,9 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "plot", .section = "output", .commands = {Schedule, Check}, .type = Text,
        .help = "FILE.png: the Gantt chart of the run's trace.csv, drawn by experiments/plot/gantt.py (--out's, "
                "else a temporary directory's)",
-       .identity = false},
+       .identity = false, .names_path = true},
 
-      // --- platform gen and info --------------------------------------------------------------------
-      {.flag = "preset", .commands = {PlatformGen}, .type = Choice, .choices = platform_presets(),
-       .help = "the GPU node", .required = {PlatformGen}},
-      {.flag = "nodes", .commands = {PlatformGen}, .type = Integer, .bounds = at_least(1, 1'000'000),
-       .help = "nodes of 8 GPUs", .required = {PlatformGen}},
-      {.flag = "nvlink-bw", .commands = {PlatformGen}, .type = Text, .unit = "bytes/s",
-       .help = "one GPU's NVLink per direction: 300GBps, 2400Gbps or bytes/s", .syntax = bandwidth_syntax},
-      {.flag = "ib-bw", .commands = {PlatformGen}, .type = Text, .unit = "bytes/s",
-       .help = "one InfiniBand port per direction: 25GBps, 200Gbps, …", .syntax = bandwidth_syntax},
-      {.flag = "nics-per-node", .commands = {PlatformGen}, .type = Integer, .bounds = at_least(1, 8),
-       .help = "InfiniBand ports (rails) per node: 1, 2, 4 or 8"},
-      {.flag = "oversubscription", .commands = {PlatformGen}, .type = Number, .bounds = at_least(1, 1e6),
-       .help = "leaf down- over uplink capacity, at least 1 (non-blocking)"},
-      {.flag = "nodes-per-leaf", .commands = {PlatformGen}, .type = Integer, .bounds = at_least(1, 1'000'000),
-       .help = "nodes under one leaf switch (scalable unit)"},
+      // --- platform gen and info ------------------------------------------------------------------
       {.flag = "file", .commands = {PlatformInfo}, .type = Path, .help = "a SimGrid platform file (DTD 4.1)",
        .required = {PlatformInfo}, .positional = true},
       {.flag = "route", .commands = {PlatformInfo}, .type = HostPair,

@@ -67,8 +67,14 @@ struct OptionSpec {
   /// the rule it breaks (without the flag, which the caller names).
   std::string (*syntax)(std::string_view text) = nullptr;
   Commands required;        // the commands that cannot run without it
+  /// With `required`: the option (flag) that may be given instead of this one; exactly one of the two.
+  std::string_view instead;
   bool positional = false;  // given without its flag (pipegrid check FILE.csv)
   bool identity = true;     // false: changes only how results are shown or where they go (format, out)
+  /// A Text that names a file or directory (Path options always do): in an experiment or sweep file, a
+  /// relative one is taken from that file's folder (relative_paths.h).
+  bool names_path = false;
+  std::string_view path_prefix;  // the path is the text after this prefix ("file:" of --routing), if it has it
 
   std::string flag_name() const { return "--" + std::string(flag); }
   std::string toml_key() const;  // the key within its section: `key`, or the flag with '_' for '-'

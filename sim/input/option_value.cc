@@ -2,10 +2,12 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <system_error>
 
 #include "common/number_format.h"
+#include "sim/input/relative_paths.h"
 
 namespace pipegrid::input {
 
@@ -141,9 +143,13 @@ Value toml_value(const OptionSpec& option, const toml::node& node) {
         throw expected("two host names");
       return std::vector<std::string>{pair->get(0)->as_string()->get(), pair->get(1)->as_string()->get()};
     }
-    default:
+    default: {
       if (!node.is_string()) throw expected("a string");
-      return checked_text(option, node.as_string()->get());
+      // A path in a file is taken from that file's folder (relative_paths.h).
+      const std::shared_ptr<const std::string>& file = node.source().path;
+      const std::filesystem::path folder = file ? std::filesystem::path(*file).parent_path() : std::filesystem::path();
+      return checked_text(option, path_from_folder(option, node.as_string()->get(), folder));
+    }
   }
 }
 

@@ -86,11 +86,18 @@ std::optional<double> OptionValues::given_number(std::string_view flag) const {
 }
 
 void OptionValues::check_required() const {
-  for (const OptionSpec* option : options_of(command_))
-    if (option->required.contains(command_) && !given_.contains(option))
-      throw InputError(fmt::format("{}: required by pipegrid {}; it is the {}",
+  for (const OptionSpec* option : options_of(command_)) {
+    if (!option->required.contains(command_)) continue;
+    const OptionSpec* instead = option->instead.empty() ? nullptr : &spec(option->instead);
+    const bool given = given_.contains(option), instead_given = instead && given_.contains(instead);
+    if (given && instead_given)
+      throw InputError(fmt::format("{} and {}: give one of them, not both", option->flag_name(), instead->flag_name()));
+    if (!given && !instead_given)
+      throw InputError(fmt::format("{}{}: required by pipegrid {}; it is the {}",
                                    option->positional ? std::string(option->flag) : option->flag_name(),
-                                   command_name(command_), option->help));
+                                   instead ? " or " + instead->flag_name() : std::string(), command_name(command_),
+                                   option->help));
+  }
 }
 
 std::vector<std::pair<const OptionSpec*, const Value*>> OptionValues::given() const {

@@ -41,8 +41,9 @@ class OptionValues {
   std::optional<int> given_int(std::string_view flag) const;
   std::optional<double> given_number(std::string_view flag) const;
 
-  /// InputError for the first required option (in schema order) that has no value: "--platform: required
-/// by pipegrid simulate; it is the SimGrid platform XML (see platforms/)".
+  /// InputError for the first required option (in schema order) that has no value: "--platform or
+  /// --preset: required by pipegrid simulate; it is the SimGrid platform XML (…)", or that is given
+  /// together with the option it stands instead of (OptionSpec::instead): "--platform and --preset: …".
   void check_required() const;
 
   /// The options given, in schema order.

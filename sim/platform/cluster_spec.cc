@@ -62,7 +62,45 @@ ClusterSpec make_cluster_spec(const ClusterOptions& options) {
           fmt::format("--oversubscription {}: must be a finite ratio of at least 1 (1 = non-blocking)", ratio));
     spec.oversubscription = ratio;
   }
+  if (options.zones && *options.zones == "per-node") {
+    // SimGrid routes between two zones through one gateway pair per <zoneRoute>
+    // (NetZoneImpl::get_global_route), so a node's zone has one way out for all its GPUs; a
+    // rail-optimised node sends each GPU's traffic through its own NIC.
+    if (hardware.nics_per_node != 1)
+      throw InputError(fmt::format("--zones per-node: needs --nics-per-node 1 (this cluster has {}): SimGrid routes "
+                                   "between two zones through one gateway, and a rail-optimised node sends each "
+                                   "GPU's traffic through its own NIC",
+                                   hardware.nics_per_node));
+    spec.zones = ZoneLayout::PerNode;
+  }
   return spec;
+}
+
+std::vector<std::string> no_effect_options(const ClusterOptions& options, const ClusterSpec& spec) {
+  std::vector<std::string> notes;
+  const auto note = [&](const std::string& flag_and_value, const std::string& why) {
+    notes.push_back(fmt::format("{}: no effect: {}", flag_and_value, why));
+  };
+  if (spec.nodes == 1) {
+    // The generator's routes (platform_xml.h): NVLink joins two GPUs of a node in 4 links, a NIC in 6,
+    // so SimGrid's shortest paths inside a node never leave it.
+    const std::string why = "one node: its GPUs talk over NVLink only";
+    if (options.ib_bandwidth) note("--ib-bw " + *options.ib_bandwidth, why);
+    if (options.nics_per_node) note(fmt::format("--nics-per-node {}", *options.nics_per_node), why);
+    if (options.oversubscription && *options.oversubscription != 1)
+      note(fmt::format("--oversubscription {}", *options.oversubscription), why);
+    if (options.nodes_per_leaf) note(fmt::format("--nodes-per-leaf {}", *options.nodes_per_leaf), why);
+    return notes;
+  }
+  if (spec.leaf_groups() > 1) return notes;
+  if (options.oversubscription && *options.oversubscription != 1)
+    note(fmt::format("--oversubscription {}", *options.oversubscription),
+         fmt::format("no spine: all {} nodes fit one leaf group of {}", spec.nodes, spec.hardware.nodes_per_leaf));
+  const int preset_per_leaf = find_preset(options.preset).nodes_per_leaf;
+  if (options.nodes_per_leaf && spec.nodes <= preset_per_leaf)
+    note(fmt::format("--nodes-per-leaf {}", *options.nodes_per_leaf),
+         fmt::format("all {} nodes fit one leaf group with it and with the preset's {}", spec.nodes, preset_per_leaf));
+  return notes;
 }
 
 }  // namespace pipegrid::platform

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "sim/platform/names.h"
+#include "sim/platform/platform_xml_parts.h"
 #include "sim/platform/units.h"
 
 namespace pipegrid::platform {
@@ -21,19 +22,7 @@ constexpr const char* kNetworkConfig[][2] = {
     {"network/bandwidth-factor", "1.0"}, {"network/weight-S", "0"},   {"network/TCP-gamma", "0"},
 };
 
-class XmlText {
- public:
-  template <typename... Args>
-  void line(int depth, fmt::format_string<Args...> format, Args&&... args) {
-    text_.append(static_cast<std::size_t>(2 * depth), ' ');
-    fmt::format_to(std::back_inserter(text_), format, std::forward<Args>(args)...);
-    text_ += '\n';
-  }
-  std::string& text() { return text_; }
-
- private:
-  std::string text_;
-};
+}  // namespace
 
 std::string link_element(const std::string& id, double bandwidth, double latency, const char* policy) {
   return fmt::format(R"(<link id="{}" bandwidth="{}" latency="{}" sharing_policy="{}"/>)", id,
@@ -41,33 +30,53 @@ std::string link_element(const std::string& id, double bandwidth, double latency
 }
 
 std::string up(const std::string& link) { return fmt::format(R"(<link_ctn id="{}" direction="UP"/>)", link); }
+std::string down(const std::string& link) { return fmt::format(R"(<link_ctn id="{}" direction="DOWN"/>)", link); }
 
-void write_node(XmlText& xml, const ClusterSpec& spec, int node) {
+void write_preamble(XmlText& xml, const ClusterSpec& spec) {
   const Preset& hw = spec.hardware;
-  xml.line(2, "<!-- node {}: leaf group {} -->", node, spec.leaf_group_of_node(node));
+  xml.line(0, "<?xml version='1.0'?>");
+  xml.line(0, R"(<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">)");
+  xml.line(0, "<!-- {}", gen_command(spec));
+  xml.line(0, "     {} nodes of 8 {} ({} bf16, {} bytes), NVLink {} per GPU and direction, PCIe {},", spec.nodes,
+           hw.gpu_model, format_speed(hw.gpu_speed), hw.gpu_memory, format_bandwidth(hw.nvlink_bandwidth),
+           format_bandwidth(hw.pcie_bandwidth));
+  xml.line(0, "     {} InfiniBand ports of {} per node, {} nodes per leaf group, oversubscription {}.",
+           hw.nics_per_node, format_bandwidth(hw.ib_bandwidth), hw.nodes_per_leaf, spec.oversubscription);
+  xml.line(0, "     platforms/README.md gives the sources of these numbers and how to edit this file. -->");
+  xml.line(0, R"(<platform version="4.1">)");
+  xml.line(1, "<config>");
+  for (const auto& [id, value] : kNetworkConfig) xml.line(2, R"(<prop id="{}" value="{}"/>)", id, value);
+  xml.line(1, "</config>");
+}
+
+void write_node(XmlText& xml, const ClusterSpec& spec, int node, int depth) {
+  const Preset& hw = spec.hardware;
+  xml.line(depth, "<!-- node {}: leaf group {} -->", node, spec.leaf_group_of_node(node));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu) {
-    xml.line(2, R"(<host id="{}" speed="{}">)", gpu_host_name(node, gpu), format_speed(hw.gpu_speed));
-    xml.line(3, R"(<prop id="role" value="gpu"/>)");
-    xml.line(3, R"(<prop id="node" value="{}"/>)", node);
-    xml.line(3, R"(<prop id="gpu" value="{}"/>)", gpu);
-    xml.line(3, R"(<prop id="memory" value="{}"/>)", hw.gpu_memory);
-    xml.line(3, R"(<prop id="gpu_model" value="{}"/>)", hw.gpu_model);
-    xml.line(2, "</host>");
+    xml.line(depth, R"(<host id="{}" speed="{}">)", gpu_host_name(node, gpu), format_speed(hw.gpu_speed));
+    xml.line(depth + 1, R"(<prop id="role" value="gpu"/>)");
+    xml.line(depth + 1, R"(<prop id="node" value="{}"/>)", node);
+    xml.line(depth + 1, R"(<prop id="gpu" value="{}"/>)", gpu);
+    xml.line(depth + 1, R"(<prop id="memory" value="{}"/>)", hw.gpu_memory);
+    xml.line(depth + 1, R"(<prop id="gpu_model" value="{}"/>)", hw.gpu_model);
+    xml.line(depth, "</host>");
   }
-  xml.line(2, R"(<router id="{}"/>)", nvswitch_router_name(node));
+  xml.line(depth, R"(<router id="{}"/>)", nvswitch_router_name(node));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu)
-    xml.line(2, "{}", link_element(nvlink_name(node, gpu), hw.nvlink_bandwidth, kNvlinkLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(nvlink_name(node, gpu), hw.nvlink_bandwidth, kNvlinkLatency, "SPLITDUPLEX"));
   // The crossbar, in (UP) and out (DOWN): each as wide as all ports together, so it never limits
   // until someone narrows it by hand.
-  xml.line(2, "{}",
+  xml.line(depth, "{}",
            link_element(nvswitch_name(node), kGpusPerNode * hw.nvlink_bandwidth, kNvswitchLatency, "SPLITDUPLEX"));
   for (int gpu = 0; gpu < kGpusPerNode; ++gpu)
-    xml.line(2, "{}", link_element(pcie_name(node, gpu), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(pcie_name(node, gpu), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
   for (int nic = 0; nic < hw.nics_per_node; ++nic) {
-    xml.line(2, "{}", link_element(nic_pcie_name(node, nic), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
-    xml.line(2, "{}", link_element(ib_name(node, nic), hw.ib_bandwidth, kIbLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(nic_pcie_name(node, nic), hw.pcie_bandwidth, kPcieLatency, "SPLITDUPLEX"));
+    xml.line(depth, "{}", link_element(ib_name(node, nic), hw.ib_bandwidth, kIbLatency, "SPLITDUPLEX"));
   }
 }
+
+namespace {
 
 void write_leaf_group(XmlText& xml, const ClusterSpec& spec, int group) {
   const int first = group * spec.hardware.nodes_per_leaf;
@@ -105,27 +114,17 @@ std::string gen_command(const ClusterSpec& spec) {
   if (hw.nics_per_node != preset.nics_per_node) command += fmt::format(" --nics-per-node {}", hw.nics_per_node);
   if (spec.oversubscription != 1) command += fmt::format(" --oversubscription {}", spec.oversubscription);
   if (hw.nodes_per_leaf != preset.nodes_per_leaf) command += fmt::format(" --nodes-per-leaf {}", hw.nodes_per_leaf);
+  if (spec.zones == ZoneLayout::PerNode) command += " --zones per-node";
   return command;
 }
 
 std::string platform_xml(const ClusterSpec& spec) {
+  if (spec.zones == ZoneLayout::PerNode) return node_zones_xml(spec);
   const Preset& hw = spec.hardware;
   XmlText xml;
-  xml.line(0, "<?xml version='1.0'?>");
-  xml.line(0, R"(<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">)");
-  xml.line(0, "<!-- {}", gen_command(spec));
-  xml.line(0, "     {} nodes of 8 {} ({} bf16, {} bytes), NVLink {} per GPU and direction, PCIe {},", spec.nodes,
-           hw.gpu_model, format_speed(hw.gpu_speed), hw.gpu_memory, format_bandwidth(hw.nvlink_bandwidth),
-           format_bandwidth(hw.pcie_bandwidth));
-  xml.line(0, "     {} InfiniBand ports of {} per node, {} nodes per leaf group, oversubscription {}.",
-           hw.nics_per_node, format_bandwidth(hw.ib_bandwidth), hw.nodes_per_leaf, spec.oversubscription);
-  xml.line(0, "     platforms/README.md gives the sources of these numbers and how to edit this file. -->");
-  xml.line(0, R"(<platform version="4.1">)");
-  xml.line(1, "<config>");
-  for (const auto& [id, value] : kNetworkConfig) xml.line(2, R"(<prop id="{}" value="{}"/>)", id, value);
-  xml.line(1, "</config>");
+  write_preamble(xml, spec);
   xml.line(1, R"(<zone id="cluster" routing="DijkstraCache">)");
-  for (int node = 0; node < spec.nodes; ++node) write_node(xml, spec, node);
+  for (int node = 0; node < spec.nodes; ++node) write_node(xml, spec, node, 2);
   for (int group = 0; group < spec.leaf_groups(); ++group) write_leaf_group(xml, spec, group);
   xml.line(2, R"(<router id="{}"/>)", kSpineRouterName);
   xml.line(2, "<!-- Routes between adjacent netpoints; SimGrid's Dijkstra finds the rest. -->");

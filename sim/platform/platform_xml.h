@@ -12,7 +12,7 @@ namespace pipegrid::platform {
 /// preset, e.g. "pipegrid platform gen --preset dgx-a100 --nodes 2 --oversubscription 2".
 std::string gen_command(const ClusterSpec& spec);
 
-/// One flat zone, routing DijkstraCache, in which routes join adjacent netpoints only and SimGrid's
+/// With spec.zones Flat (the default): one flat zone, routing DijkstraCache, in which routes join adjacent netpoints only and SimGrid's
 /// Dijkstra, which weighs a route by its number of links, finds every other path:
 ///   - hosts node{n}-gpu{g} (speed = the GPU's peak; props role=gpu, node, gpu, memory in bytes,
 ///     gpu_model); routers node{n}-nvswitch, leaf{u}-rail{k} (one per leaf group u and rail k), spine;
@@ -24,6 +24,8 @@ std::string gen_command(const ClusterSpec& spec);
 ///     NVLink inside a node (4, against 6 through a NIC two GPUs share), the leaf alone between
 ///     nodes on one rail and leaf group (6), the spine otherwise (8); a path through another GPU
 ///     always costs more.
+/// With spec.zones PerNode: the same hosts and links in a zone per node and per leaf group, every route
+/// written out (node_zones_xml.cc).
 /// The text is the same, byte for byte, for the same spec: one element per line, a route per line,
 /// grouped per node.
 void write_platform_xml(std::ostream& out, const ClusterSpec& spec);

@@ -108,7 +108,7 @@ ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transfor
     return out;
   }
 
-  model::GpuSpec gpu = v.has("gpu-file") ? gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.text("platform"));
+  model::GpuSpec gpu = v.has("gpu-file") ? gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.has("preset") ? "--preset " + v.text("preset") : v.text("platform"));
   if (v.has("hbm-bandwidth")) gpu.hbm_bandwidth = v.number("hbm-bandwidth");
   const model::KernelOptions options{.flash_attention = v.flag("flash-attention"),
                                      .fused_grad_accumulation = v.text("grad-accumulation") == "fused",

@@ -8,6 +8,8 @@
 #include "common/version.h"
 #include "sim/input/text_values.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/platform_xml.h"
+#include "sim/run/generated_platform.h"
 
 namespace pipegrid::run {
 
@@ -65,6 +67,20 @@ std::vector<std::string> InputFingerprints::files(const input::Experiment& exper
 nlohmann::json InputFingerprints::of(const input::Experiment& experiment) {
   nlohmann::json files = nlohmann::json::array();
   for (const std::string& path : this->files(experiment)) files.push_back({{"path", path}, {"hash", hash(path)}});
+  // A generated platform is read from no file the user has: its identity is the XML the generator
+  // writes now, so a row made by another generator (same options) is not served as this one's.
+  const input::OptionValues& v = experiment.values;
+  if (experiment.command() == input::Command::Simulate && v.has("preset")) {
+    std::string xml_hash = "invalid";
+    try {
+      const platform::ClusterSpec cluster = generated_cluster(v);
+      check_generated_size(cluster);  // not generated in the sweep's process when the run will refuse it
+      xml_hash = input::stable_hash(platform::platform_xml(cluster));
+    } catch (const InputError&) {
+      // The run will say what is wrong with the options.
+    }
+    files.push_back({{"path", "generated platform.xml"}, {"hash", xml_hash}});
+  }
   return {{"version", kPipegridVersion}, {"files", std::move(files)}};
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
+#include <iostream>
 
 #include "common/choose.h"
 #include "common/input_error.h"
@@ -17,9 +18,11 @@
 #include "sim/model/stage_cost.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/platform_xml.h"
 #include "sim/platform/route_reach.h"
 #include "sim/run/comm_options.h"
 #include "sim/run/compute_costs.h"
+#include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
 
 namespace pipegrid::run {
@@ -256,7 +259,25 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.placement_order = v.text("placement");
   in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
 
-  const std::string& platform_file = v.text("platform");
+  // A generated platform is echoed as the command that writes it; its XML goes to DIR/platform.xml,
+  // or without --out to a temporary file for the run.
+  std::string platform_file = v.text("platform"), platform_echo = platform_file;
+  if (v.has("preset")) {
+    const platform::ClusterSpec cluster = generated_cluster(v);
+    check_generated_size(cluster);
+    for (const std::string& note : platform::no_effect_options(cluster_options(v), cluster))
+      std::cerr << "pipegrid: warning: " << note << '\n';
+    const std::string xml = platform::platform_xml(cluster);
+    if (v.has("out")) {
+      platform_file = write_generated_platform(v.text("out"), xml);
+    } else {
+      run.generated_platform = std::make_shared<const GeneratedPlatformFile>(xml);
+      platform_file = run.generated_platform->file();
+    }
+    platform_echo = platform::gen_command(cluster);
+  } else {
+    check_no_generator_options(v);
+  }
   const platform::PlatformFacts facts = platform::read_platform(platform_file);
   in.platform_file = platform_file;
   in.default_network_model = facts.network_model_defaulted;
@@ -271,7 +292,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     capacity = capacity == 0 ? memory : std::min(capacity, memory);
   }
 
-  run.echo = {{"platform", platform_file},
+  run.echo = {{"platform", platform_echo},
               {"schedule", in.schedule.name},
               {"pp", pp},
               {"microbatches", microbatches},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "sim/model/transformer.h"
 
 namespace pipegrid::run {
+
+class GeneratedPlatformFile;  // generated_platform.h
 
 /// What each pipeline rank's GPUs hold, for the memory report: per virtual stage, one micro-batch's
 /// activations (and the part a split backward's W keeps) and the stage's static bytes per GPU.
@@ -37,6 +40,8 @@ struct ResolvedRun {
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.
   std::optional<std::string> compute_deadlock;
+  /// The generated platform's temporary file, while input.platform_file names it (no --out).
+  std::shared_ptr<const GeneratedPlatformFile> generated_platform;
 };
 
 /// Reads the platform, generates (or reads) and checks the schedule, lowers it by the comm plan, places

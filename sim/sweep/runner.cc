@@ -11,6 +11,7 @@
 #include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "sim/input/option_schema.h"
+#include "sim/input/relative_paths.h"
 #include "sim/run/input_files.h"
 #include "sim/sweep/progress.h"
 #include "sim/sweep/results_csv.h"
@@ -176,7 +177,10 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       const Configuration* c = todo[next++];
       const fs::path dir = runs / c->id;
       fs::create_directories(dir);
-      std::ofstream(dir / "experiment.toml") << input::experiment_text(c->experiment) << '\n';
+      // Its paths as seen from the run's folder, where the file lives (relative_paths.h).
+      input::Experiment seen_from_dir = c->experiment;
+      seen_from_dir.values = input::paths_seen_from(c->experiment.values, dir);
+      std::ofstream(dir / "experiment.toml") << input::experiment_text(seen_from_dir) << '\n';
       std::ofstream(dir / "inputs.json") << inputs_now[c->id].dump(2) << '\n';
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
       running.push_back(

@@ -48,7 +48,8 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
       << "#SBATCH --job-name=pipegrid-sweep\n"
       << fmt::format("#SBATCH --array=0-{}\n", slurm.array_size - 1)
       << fmt::format("#SBATCH --output=\"{}/slurm-%A_%a.out\"\n", sbatch_path(out))
-      // The experiments' relative paths (platform files) are relative to where the sweep was submitted,
+      // A configuration's identity holds its paths relative to the working directory
+      // (relative_paths.h): the tasks run where the sweep was submitted, so their ids are a local run's,
       // also when the script is resubmitted by hand from elsewhere.
       << fmt::format("#SBATCH --chdir=\"{}\"\n", sbatch_path(fs::current_path()))
       << fmt::format("#SBATCH --cpus-per-task={}\n", slurm.jobs_per_task);
