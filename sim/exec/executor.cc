@@ -109,7 +109,8 @@ SimulationResult simulate(const SimulationInput& input) {
     result.gpus.push_back({input.platform_gpus[g].host, input.platform_gpus[g].node, placement.coordinates(g), account});
   }
   if (result.makespan > 0) result.bubble_fraction = 1 - busy_total / (placement.num_gpus() * result.makespan);
-  for (const LinkUsage& usage : network.links()) result.links.push_back(link_report(usage, input.link_window));
+  network.close_load();
+  for (const LinkUsage& usage : network.links()) result.links.push_back(link_report(usage, input.link_window, input.link_timeline));
   std::sort(result.links.begin(), result.links.end(),
             [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
 

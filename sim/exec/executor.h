@@ -24,6 +24,7 @@ struct SimulationInput {
   std::string out_dir;  // empty: write nothing
   TraceScope trace = TraceScope::All;
   double link_window = 1e-3;  // --link-window: links.csv's peak and links_timeline.csv's windows, seconds
+  bool link_timeline = false;  // --link-timeline: LinkReport::windows filled (for links_timeline.csv)
   /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run
   /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
   /// cleared, every ring keeps one path per hop.
@@ -43,7 +44,8 @@ struct LinkReport {
   double window = 0;        // --link-window
   double peak_bytes = 0;    // in the busiest window, wherever it starts
   double peak_start = 0;    // where the busiest window starts
-  std::vector<std::pair<std::int64_t, double>> windows;  // bytes per window k = [k·window, (k+1)·window), non-zero only
+  // Bytes per window k = [k·window, (k+1)·window), non-zero ones only; with --link-timeline only.
+  std::vector<std::pair<std::int64_t, double>> windows;
   double mean_utilization_busy() const { return busy_time > 0 && bandwidth > 0 ? bytes / (bandwidth * busy_time) : 0; }
   double peak_utilization() const { return window > 0 && bandwidth > 0 ? peak_bytes / (bandwidth * window) : 0; }
 };

@@ -94,10 +94,11 @@ struct Cumulative {
     }
   }
 
-  double operator()(double t) const {
-    if (at.empty() || t <= at.front()) return 0;
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(at.begin(), at.end(), t) - at.begin()) - 1;
-    return before[i] + rate[i] * (t - at[i]);
+  // C(t), for t visited in increasing order: `next` is the first breakpoint after the last t asked.
+  double at_time(double t, std::size_t& next) const {
+    while (next < at.size() && at[next] <= t) ++next;
+    if (next == 0) return 0;
+    return before[next - 1] + rate[next - 1] * (t - at[next - 1]);
   }
 };
 
@@ -106,17 +107,24 @@ struct Cumulative {
 BusiestWindow busiest_window(const std::vector<LoadPiece>& load, double width) {
   const Cumulative carried(load);
   BusiestWindow best;
+  // The candidate starts in increasing order: the breakpoints minus the width, merged with the
+  // breakpoints themselves. Pieces start at t ≥ 0, the simulation's start: no window that starts
+  // earlier carries more than the one that starts at 0. Both ends of the window only move forward,
+  // so one sweep evaluates C(t) and C(t + width) for all of them.
+  const std::size_t n = carried.at.size();
+  std::size_t early = 0, late = 0, start_next = 0, end_next = 0;
   bool found = false;
-  for (const double change : carried.at)
-    // Pieces start at t ≥ 0, the simulation's start: no window that starts earlier carries more
-    // than the one that starts at 0.
-    for (const double t : {std::max(0.0, change - width), change}) {
-      const double bytes = carried(t + width) - carried(t);
-      if (!found || bytes > best.bytes || (bytes == best.bytes && t < best.start)) {
-        best = {bytes, t};
-        found = true;
-      }
+  while (early < n || late < n) {
+    const double from_end = early < n ? std::max(0.0, carried.at[early] - width) : 0;
+    const bool take_end = early < n && (late == n || from_end <= carried.at[late]);
+    const double t = take_end ? from_end : carried.at[late];
+    (take_end ? early : late) += 1;
+    const double bytes = carried.at_time(t + width, end_next) - carried.at_time(t, start_next);
+    if (!found || bytes > best.bytes) {
+      best = {bytes, t};
+      found = true;
     }
+  }
   return best;
 }
 

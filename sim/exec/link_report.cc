@@ -40,7 +40,7 @@ bool is_split_duplex_direction(const sg4::Link* link) {
 
 }  // namespace
 
-LinkReport link_report(const LinkUsage& usage, double window) {
+LinkReport link_report(const LinkUsage& usage, double window, bool timeline) {
   LinkReport report;
   report.name = usage.link->get_name();
   report.bandwidth = usage.bandwidth;
@@ -50,12 +50,16 @@ LinkReport link_report(const LinkUsage& usage, double window) {
   report.bytes = usage.bytes;
   report.analytic_bytes = usage.analytic_bytes;
   report.flows = usage.flows;
-  report.busy_time = covered_time(usage.busy_periods);
+  // Busy: with a flow on it, or carrying bytes (an analytic collective; a flow's pieces lie inside
+  // its busy periods already).
+  std::vector<std::pair<double, double>> busy = usage.busy_periods;
+  for (const LoadPiece& piece : usage.load) busy.emplace_back(piece.start, piece.end);
+  report.busy_time = covered_time(std::move(busy));
   report.window = window;
   const BusiestWindow busiest = busiest_window(usage.load, window);
   report.peak_bytes = busiest.bytes;
   report.peak_start = busiest.start;
-  report.windows = bytes_per_window(usage.load, window);
+  if (timeline) report.windows = bytes_per_window(usage.load, window);
   return report;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/exec/network.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -178,33 +179,47 @@ void add_busy(std::vector<std::pair<double, double>>& periods, double start, dou
 }
 }  // namespace
 
-void Network::carry(ActiveFlow& flow, double remaining) {
-  const double bytes = (flow.remaining - remaining) * flow.scale;
-  flow.remaining = remaining;
-  if (bytes <= 0) return;
-  flow.carried += bytes;
-  for (int index : flow.route->links) {
-    LinkUsage& usage = links_[index];
-    if (usage.sampled == 0) sampled_links_.push_back(index);
-    usage.sampled += bytes;
-  }
-}
-
-void Network::flush_samples(double from, double to) {
-  for (int index : sampled_links_) {
-    LinkUsage& usage = links_[index];
-    add_load(usage.load, {from, to, usage.sampled});
-    usage.sampled = 0;
-  }
-  sampled_links_.clear();
+// Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
+// flow left has none, whatever the sum of the changes' roundings says.
+void Network::change_rate(LinkUsage& usage, double change, double at) {
+  if (usage.rate > 0 && at > usage.rate_since)
+    add_load(usage.load, {usage.rate_since, at, usage.rate * (at - usage.rate_since)});
+  usage.rate = usage.active_flows == 0 ? 0 : std::max(0.0, usage.rate + change);
+  usage.rate_since = at;
 }
 
 void Network::sample_flows() {
   const double now = sg4::Engine::get_clock();
   if (now <= last_sample_) return;
-  for (ActiveFlow& flow : in_flight_) carry(flow, flow.comm->get_remaining());
-  flush_samples(last_sample_, now);
+  const double elapsed = now - last_sample_;
+  for (ActiveFlow& flow : in_flight_) {
+    const double remaining = flow.comm->get_remaining();
+    const double bytes = std::max(0.0, (flow.remaining - remaining) * flow.scale);
+    flow.remaining = remaining;
+    flow.carried += bytes;
+    const double rate = bytes / elapsed;
+    if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
+    for (int index : flow.route->links) {
+      LinkUsage& usage = links_[index];
+      if (!usage.rate_changed) changed_links_.push_back(index);
+      usage.rate_changed = true;
+      usage.rate_change += rate - flow.rate;
+    }
+    flow.rate = rate;
+  }
+  for (int index : changed_links_) {
+    LinkUsage& usage = links_[index];
+    change_rate(usage, usage.rate_change, last_sample_);
+    usage.rate_change = 0;
+    usage.rate_changed = false;
+  }
+  changed_links_.clear();
   last_sample_ = now;
+}
+
+void Network::close_load() {
+  const double now = sg4::Engine::get_clock();
+  for (LinkUsage& usage : links_) change_rate(usage, 0, now);
 }
 
 void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
@@ -213,8 +228,7 @@ void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double st
     LinkUsage& usage = links_[index];
     usage.bytes += bytes;
     usage.analytic_bytes += bytes;
-    add_busy(usage.busy_periods, start, end);
-    add_load(usage.load, {start, end, bytes});
+    add_load(usage.load, {start, end, bytes});  // its busy period is the piece's (link_report)
   }
 }
 
@@ -233,18 +247,18 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   in_flight_.pop_back();
   // The clock's advance to `end` sampled the flow to (nearly) nothing left; what rounding left, and
   // a payload too small to be a byte, ends here.
-  if (const double left = flow.info.bytes - flow.carried; left > 0) {
-    // Rounding's worth goes to the last piece (a zero-length piece is added to it); a flow never
-    // sampled spreads its bytes over its life.
-    const LoadPiece piece = flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left};
-    for (int index : flow.route->links) add_load(links_[index].load, piece);
-  }
+  // The clock's advance to `end` sampled the flow to (nearly) nothing left: its rate leaves its links
+  // now. What rounding left goes to the piece that ends here (a zero-length piece is added to it); a
+  // flow never sampled spreads its bytes over its life.
+  const double left = flow.info.bytes - flow.carried;
   for (int index : flow.route->links) {
     LinkUsage& usage = links_[index];
     if (--usage.active_flows == 0) {
       usage.busy_time += end - usage.busy_since;
       add_busy(usage.busy_periods, usage.busy_since, end);
     }
+    change_rate(usage, -flow.rate, end);
+    if (left > 0) add_load(usage.load, flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
   }
   // before the listeners, who may start flows
   released_.push_back(std::move(flow.comm));

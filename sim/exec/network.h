@@ -53,12 +53,16 @@ struct LinkUsage {
   int active_flows = 0;
   double busy_since = 0;
   std::uint64_t flows = 0;
-  /// When a flow or an analytic collective was on it: [start, end], possibly overlapping.
+  /// When at least one flow was on it, in time order (an analytic collective's busy period is its
+  /// piece of `load`).
   std::vector<std::pair<double, double>> busy_periods;
-  /// What it carried over time, at the rates SimGrid gave the flows (sampled at every advance of the
-  /// clock) and at an analytic collective's mean rate over its duration.
+  /// What it carried over time, at the rates SimGrid gave the flows (Network::sample_flows) and at an
+  /// analytic collective's mean rate over its duration.
   std::vector<LoadPiece> load;
-  double sampled = 0;  // bytes of the interval being sampled
+  double rate = 0;           // its flows' bytes per second since rate_since (a piece not yet in `load`)
+  double rate_since = 0;
+  double rate_change = 0;    // scratch of sample_flows
+  bool rate_changed = false;
 };
 
 /// Starts flows between GPUs and keeps per-link usage. One per simulation; lives while the engine runs.
@@ -111,11 +115,14 @@ class Network {
 
   /// Called in maestro for every communication that ends, at its end; accounts the flows among them.
   void flow_ended(const simgrid::s4u::Comm* comm, bool finished);
-  /// Called in maestro at every advance of the clock: what each flow in flight carried since the
-  /// last advance (SimGrid's remaining bytes of it, before and after) goes to the links of its route.
-  /// SimGrid changes a flow's rate only at an event, and the clock stops at every event, so the rate
-  /// is constant between two advances and the load this records is SimGrid's exactly.
+  /// Called in maestro at every advance of the clock: each flow in flight's rate since the last
+  /// advance (what SimGrid's remaining bytes of it say it carried, over the time) and, where it
+  /// changed, the rates of the links of its route. SimGrid changes a flow's rate only at an event, and
+  /// the clock stops at every event, so the rate is constant between two advances and the load this
+  /// records is SimGrid's (to 1e-9 of a rate: a change smaller than that is not one).
   void sample_flows();
+  /// Ends the links' current pieces of load now, for a report while flows are still in flight (a deadlock).
+  void close_load();
   /// An analytic collective's hop from one GPU to another (collectives.h: account_analytic_ring):
   /// the links of its route carried `bytes` over [start, end] and were busy meanwhile. Nothing
   /// contends with it: SimGrid never sees these bytes.
@@ -143,12 +150,12 @@ class Network {
     simgrid::s4u::CommPtr comm;  // alive until it completes: SimGrid keeps only a raw pointer to it
     double remaining;            // SimGrid's bytes left at the last sample (its payload's units)
     double scale;                // the flow's bytes per payload byte (the payload is bytes / NVLink efficiency)
-    double carried = 0;          // bytes counted on its links by sample_flows
+    double carried = 0;          // bytes sample_flows saw it carry
+    double rate = 0;             // bytes per second since the last sample
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
   int link_index(simgrid::s4u::Link* link);
-  void carry(ActiveFlow& flow, double remaining);
-  void flush_samples(double from, double to);
+  void change_rate(LinkUsage& usage, double change, double at);
 
   std::vector<simgrid::s4u::Host*> hosts_;
   bool scales_latency_ = false;
@@ -162,7 +169,7 @@ class Network {
   // where each is among them, by its comm.
   std::vector<ActiveFlow> in_flight_;
   std::unordered_map<const simgrid::s4u::Comm*, std::size_t> active_;
-  std::vector<int> sampled_links_;  // links with bytes in the interval being sampled
+  std::vector<int> changed_links_;  // links whose rate changed at the last sample
   double last_sample_ = 0;
   // Comms completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::CommPtr> released_;

@@ -252,6 +252,9 @@ std::vector<OptionSpec> build_schema() {
        .bounds = interval(0, true, kMaxSeconds, false), .default_text = "0.001",
        .help = "window of links.csv's peak_utilization (the busiest window, wherever it starts) and of "
                "links_timeline.csv's rows (a fixed grid from 0)"},
+      {.flag = "link-timeline", .section = "output", .commands = kSim, .type = Flag, .default_text = "false",
+       .help = "also write links_timeline.csv under --out: each link's bytes per --link-window (148 MB for the "
+               "256-GPU platform-what-ifs job at 1 ms, so not by default)"},
       {.flag = "format", .section = "output", .commands = kSim, .type = Choice, .choices = {"table", "json"},
        .default_text = "table", .help = "terminal output", .identity = false},
       {.flag = "format", .section = "output", .commands = {Schedule, Check}, .type = Choice,

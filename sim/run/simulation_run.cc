@@ -210,6 +210,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                                                           {"post-validation", sim::OptimizerSync::PostValidation},
                                                           {"none", sim::OptimizerSync::None}});
   in.link_window = v.number("link-window");
+  in.link_timeline = v.flag("link-timeline");
   in.trace = choose<sim::TraceScope>(
       "--trace", v.text("trace"),
       {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
@@ -268,7 +269,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
                 {"trace", v.text("trace")},
-                {"link_window", in.link_window}}}};
+                {"link_window", in.link_window},
+                {"link_timeline", in.link_timeline}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one
