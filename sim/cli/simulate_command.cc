@@ -74,7 +74,9 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   for (const auto& [link_class, bytes] : summary["bytes_per_link_class"].items())
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
-  if (!in.out_dir.empty()) out << fmt::format("wrote {}/summary.json, links.csv, trace.csv, trace.json\n", in.out_dir);
+  if (!in.out_dir.empty())
+    out << fmt::format("wrote {}/summary.json, links.csv, {}trace.csv, trace.json\n", in.out_dir,
+                       in.link_timeline ? "links_timeline.csv, " : "");
 }
 
 }  // namespace
