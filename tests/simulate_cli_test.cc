@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "command_runner.h"
 
@@ -73,6 +75,55 @@ TEST(SimulateCli, TheNcclEfficiencySlowsTheRingsInsideANode) {
   // As flows, each all-reduce is two steps of S/2 each way, each capped at e·300 GB/s: the same times.
   EXPECT_NEAR(tp_exposed("1 --tp-comm flow"), full, 1e-9);
   EXPECT_NEAR(tp_exposed("0.5 --tp-comm flow"), half, 1e-9);
+}
+
+// A CSV file of pipegrid's as rows of named fields.
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    if (line.ends_with(',')) fields.emplace_back();
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    std::map<std::string, std::string>& row = rows.emplace_back();
+    for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
+  }
+  return rows;
+}
+
+TEST(SimulateCli, AnalyticTensorParallelismCountsItsBytesOnNvlink) {
+  // The job of TheNcclEfficiencySlowsTheRingsInsideANode: 10 TP all-reduces of S = 1024·1024·2 bytes
+  // in a ring of two GPUs, as a formula. Each member sends 2(n − 1)/n·S = S to the other per
+  // all-reduce: 10 S out of gpu0's NVLink (UP) and 10 S into it (DOWN), and both members' hops cross
+  // the NVSwitch: 20 S each way. No flow carries them (analytic_bytes = what they would carry).
+  const std::string out = temp_dir("analytic-tp");
+  const auto r = run_pipegrid("simulate --platform " + kPlatforms +
+                              "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --tp 2 --microbatches 1 --layers 2 "
+                              "--hidden 1024 --heads 16 --seq 1024 --vocab 50432 --dp-comm off --link-timeline --out " +
+                              out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double S = 1024.0 * 1024 * 2;
+  std::map<std::string, std::map<std::string, std::string>> links;
+  for (auto& row : csv_rows(out + "/links.csv")) links[row["link"] + "/" + row["direction"]] = row;
+  // Every link of the platform, used or not: 41 SPLITDUPLEX links, two directions each.
+  EXPECT_EQ(links.size(), 82u);
+  for (const auto& [name, row] : links) EXPECT_EQ(row.at("sharing_policy"), "SPLITDUPLEX") << name;
+  for (const char* name : {"node0-gpu0-nvlink/UP", "node0-gpu0-nvlink/DOWN", "node0-gpu1-nvlink/UP"})
+    EXPECT_NEAR(std::stod(links.at(name).at("analytic_bytes")), 10 * S, 1e-6 * S) << name;
+  EXPECT_NEAR(std::stod(links.at("node0-nvswitch/UP").at("analytic_bytes")), 20 * S, 1e-6 * S);
+  EXPECT_EQ(std::stod(links.at("node0-gpu2-nvlink/UP").at("bytes")), 0);  // no member of the job
+  // links_timeline.csv holds every byte of links.csv (an identity: the hand computation is above).
+  std::map<std::string, double> timeline;
+  for (auto& row : csv_rows(out + "/links_timeline.csv")) timeline[row["link"] + "/" + row["direction"]] += std::stod(row["bytes"]);
+  for (const auto& [name, row] : links)
+    EXPECT_NEAR(timeline[name], std::stod(row.at("bytes")), 1e-9 * std::max(1.0, std::stod(row.at("bytes")))) << name;
 }
 
 TEST(SimulateCli, AGpuFileOfTheUsersOwn) {
@@ -193,7 +244,9 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   const auto chrome = nlohmann::json::parse(read_file(out + "/trace.json"));
   EXPECT_GT(chrome["traceEvents"].size(), 100u);
   EXPECT_TRUE(read_file(out + "/links.csv")
-                  .starts_with("link,class,bandwidth,latency,sharing_policy,bytes,flows,busy_time,utilization,direction\n"));
+                  .starts_with("link,class,bandwidth,latency,sharing_policy,bytes,analytic_bytes,flows,busy_time,"
+                               "mean_utilization_busy,peak_utilization,peak_start,direction\n"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/links_timeline.csv"));  // only with --link-timeline
 }
 
 TEST(SimulateCli, SameInputsSameBytes) {

@@ -71,4 +71,23 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
   return seconds;
 }
 
+void account_analytic_ring(Network& network, const std::vector<int>& group, int member, double bytes,
+                           RingPhases phases, double start, double end) {
+  const int n = static_cast<int>(group.size());
+  if (n < 2 || bytes <= 0) return;
+  const double hops = phases == RingPhases::AllReduce ? 2.0 * (n - 1) : n - 1;
+  const int me = group[member];
+  Rails* rails = network.rails();
+  const std::vector<std::vector<int>>* rings = rails ? &rails->rings(group) : nullptr;
+  if (!rings || rings->size() <= 1) {
+    network.account_analytic(me, group[(member + 1) % n], hops / n * bytes, start, end);
+    return;
+  }
+  const double share = bytes / static_cast<double>(rings->size());
+  for (const std::vector<int>& ring : *rings) {
+    const auto i = std::find(ring.begin(), ring.end(), me) - ring.begin();
+    network.account_analytic(me, ring[static_cast<std::size_t>((i + 1) % n)], hops / n * share, start, end);
+  }
+}
+
 }  // namespace pipegrid::sim

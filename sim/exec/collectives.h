@@ -50,4 +50,10 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
 double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes,
                               RingPhases phases = RingPhases::AllReduce);
 
+/// What the formula's ring would have carried, for the link report: the member at `member` sends
+/// 2(n − 1)/n · S / C (a half: (n − 1)/n · S / C) to its next member on each of the C rings, over
+/// [start, end]; every member calls it for its own hops (Network::account_analytic). No flow runs.
+void account_analytic_ring(Network& network, const std::vector<int>& group, int member, double bytes,
+                           RingPhases phases, double start, double end);
+
 }  // namespace pipegrid::sim

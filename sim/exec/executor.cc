@@ -8,6 +8,7 @@
 #include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
@@ -17,17 +18,6 @@ namespace pipegrid::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-
-std::string policy_name(sg4::Link::SharingPolicy policy) {
-  switch (policy) {
-    case sg4::Link::SharingPolicy::SPLITDUPLEX: return "SPLITDUPLEX";
-    case sg4::Link::SharingPolicy::SHARED: return "SHARED";
-    case sg4::Link::SharingPolicy::FATPIPE: return "FATPIPE";
-    case sg4::Link::SharingPolicy::NONLINEAR: return "NONLINEAR";
-    case sg4::Link::SharingPolicy::WIFI: return "WIFI";
-  }
-  return "?";
-}
 
 // SimGrid's own chatter (configuration changes, its deadlock dump) would bury pipegrid's one report.
 void quiet_simgrid_logs() {
@@ -125,9 +115,8 @@ SimulationResult simulate(const SimulationInput& input) {
     result.gpus.push_back({input.platform_gpus[g].host, input.platform_gpus[g].node, placement.coordinates(g), account});
   }
   if (result.makespan > 0) result.bubble_fraction = 1 - busy_total / (placement.num_gpus() * result.makespan);
-  for (const LinkUsage& usage : network.links())
-    result.links.push_back({usage.link->get_name(), usage.link->get_bandwidth(), usage.link->get_latency(),
-                            policy_name(usage.link->get_sharing_policy()), usage.bytes, usage.busy_time, usage.flows});
+  network.close_load();
+  for (const LinkUsage& usage : network.links()) result.links.push_back(link_report(usage, input.link_window, input.link_timeline));
   std::sort(result.links.begin(), result.links.end(),
             [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
 

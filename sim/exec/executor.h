@@ -23,6 +23,8 @@ struct SimulationInput {
   ExecOptions options;
   std::string out_dir;  // empty: write nothing
   TraceScope trace = TraceScope::All;
+  double link_window = 1e-3;  // --link-window: links.csv's peak and links_timeline.csv's windows, seconds
+  bool link_timeline = false;  // --link-timeline: LinkReport::windows filled (for links_timeline.csv)
   /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run
   /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
   /// cleared, every ring keeps one path per hop.
@@ -35,15 +37,23 @@ struct SimulationInput {
   bool default_network_model = false;
 };
 
-/// Per link, what the run put through it.
+/// Per link, what the run put through it (link_report.h).
 struct LinkReport {
   std::string name;
-  double bandwidth = 0;
+  double bandwidth = 0;  // as declared
   double latency = 0;
   std::string sharing_policy;
-  double bytes = 0;
-  double busy_time = 0;
+  double bytes = 0;           // flows' and analytic collectives'
+  double analytic_bytes = 0;  // of which analytic collectives' (no contention)
+  double busy_time = 0;       // with a flow or an analytic collective on it
   std::uint64_t flows = 0;
+  double window = 0;        // --link-window
+  double peak_bytes = 0;    // in the busiest window, wherever it starts
+  double peak_start = 0;    // where the busiest window starts
+  // Bytes per window k = [k·window, (k+1)·window), non-zero ones only; with --link-timeline only.
+  std::vector<std::pair<std::int64_t, double>> windows;
+  double mean_utilization_busy() const { return busy_time > 0 && bandwidth > 0 ? bytes / (bandwidth * busy_time) : 0; }
+  double peak_utilization() const { return window > 0 && bandwidth > 0 ? peak_bytes / (bandwidth * window) : 0; }
 };
 
 struct GpuReport {
@@ -64,7 +74,7 @@ struct SimulationResult {
     return step_ends.size() < 2 ? first_step() : step_ends.back() - step_ends[step_ends.size() - 2];
   }
   std::vector<GpuReport> gpus;
-  std::vector<LinkReport> links;  // every link a flow crossed, by name
+  std::vector<LinkReport> links;  // every link of the platform, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
 };
 

@@ -74,7 +74,13 @@ void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, d
                              std::uint64_t position, int phase, bool computing_meanwhile) {
   if (size() < 2 || job_.options.ep_comm == CommFidelity::Off) return;
   if (job_.options.ep_comm == CommFidelity::Analytic) {
-    sg4::this_actor::sleep_for(analytic_seconds(direction, bytes_per_assignment, tokens));
+    const double start = sg4::Engine::get_clock(), seconds = analytic_seconds(direction, bytes_per_assignment, tokens);
+    // What the member's sends would have carried, for the links' report (no flow runs).
+    for (int j = 0; j < size(); ++j)
+      if (j != member_)
+        job_.network.account_analytic(gpu_, members_[j], pair_bytes(member_, j, direction, bytes_per_assignment, tokens),
+                                      start, start + seconds);
+    sg4::this_actor::sleep_for(seconds);
     return;
   }
   Transfers& transfers = job_.transfers;

@@ -325,8 +325,13 @@ class GpuRun {
     const double bytes = job_.costs.tp_allreduce_bytes(op);
     const CommFidelity fidelity = allreduces > 0 ? job_.options.tp_comm : CommFidelity::Off;
     if (fidelity != CommFidelity::Flow) {
-      execute(op, flops,
-              fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0);
+      const double comm_seconds = fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0;
+      execute(op, flops, comm_seconds);
+      // The all-reduces ran last, back to back: the links' report counts what their rings carried.
+      const double end = sg4::Engine::get_clock();
+      if (comm_seconds > 0)
+        account_analytic_ring(job_.network, tp_group(), at_.tp, allreduces * bytes, RingPhases::AllReduce,
+                              end - comm_seconds, end);
       return;
     }
     const std::vector<int> group = tp_group();
@@ -359,6 +364,7 @@ class GpuRun {
       const auto [number, start, end] =
           streams_[r.stream]->launch_timed(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
       job_.trace.write({gpu_, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, end});
+      account_analytic_ring(job_.network, r.group, r.member, r.bytes, r.phases, start, end);
       return {r.stream, number};
     }
     const std::size_t number = streams_[r.stream]->launch([this, r, training_step = step_] {

@@ -1,6 +1,7 @@
 #include "sim/exec/network.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -54,13 +55,29 @@ Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts
     // A completed comm is released only at the next step of the clock: SimGrid's Activity::complete
     // still reads the activity after the signal returns.
     sg4::Engine::on_time_advance_cb([](double) {
-      if (current_network) current_network->released_.clear();
+      if (!current_network) return;
+      current_network->released_.clear();
+      current_network->sample_flows();
     });
     return true;
   }();
   (void)connected;
   current_network = this;
   scales_latency_ = install_latency_scaling(latency_factor_);
+  // Every link of the platform, used or not, with its bandwidth before any profile changes it.
+  // SimGrid's loopback (a host's route to itself) is the network model's, not the platform's.
+  for (sg4::Link* link : sg4::Engine::get_instance()->get_all_links())
+    if (link->get_name() != "__loopback__") link_index(link);
+}
+
+int Network::link_index(sg4::Link* link) {
+  auto [index, is_new] = link_index_.try_emplace(link, static_cast<int>(links_.size()));
+  if (is_new) {
+    links_.emplace_back();
+    links_.back().link = link;
+    links_.back().bandwidth = link->get_bandwidth();
+  }
+  return index->second;
 }
 
 Network::~Network() {
@@ -83,11 +100,9 @@ const Network::RouteEntry& Network::route_entry(int src_gpu, int dst_gpu) {
   std::vector<sg4::Link*> links;
   hosts_[src_gpu]->route_to(hosts_[dst_gpu], links, &entry.latency);
   for (sg4::Link* link : links) {
-    auto [index, is_new] = link_index_.try_emplace(link, static_cast<int>(links_.size()));
-    if (is_new) links_.push_back(LinkUsage{link});
+    const int index = link_index(link);
     // A route may cross one switch link twice (in and out): count it once.
-    if (std::find(entry.links.begin(), entry.links.end(), index->second) == entry.links.end())
-      entry.links.push_back(index->second);
+    if (std::find(entry.links.begin(), entry.links.end(), index) == entry.links.end()) entry.links.push_back(index);
   }
   return entry;
 }
@@ -141,8 +156,11 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) 
     // bytes / efficiency to carry (the link accounting above keeps the real bytes). Under contention
     // it also takes that much more of the links' share, as NCCL's channels occupy them.
     const bool slowed = nvlink_efficiency_ < 1 && is_collective(flow.kind) && in_one_node(flow.src_gpu, flow.dst_gpu);
-    comm->set_payload_size(static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes));
-    active_.emplace(comm.get(), ActiveFlow{flow, &entry, now, comm});
+    const auto payload = static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes);
+    comm->set_payload_size(payload);
+    active_.emplace(comm.get(), in_flight_.size());
+    in_flight_.push_back(ActiveFlow{flow, &entry, now, comm, static_cast<double>(payload),
+                                    payload > 0 ? flow.bytes / static_cast<double>(payload) : 0});
     starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
     comm->start();
     starting_latency_fraction = 1;
@@ -150,17 +168,99 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) 
   return comm;
 }
 
+namespace {
+// A busy period, merged into the last one when it overlaps it (a link's periods mostly come in order).
+void add_busy(std::vector<std::pair<double, double>>& periods, double start, double end) {
+  if (!periods.empty() && start >= periods.back().first && start <= periods.back().second) {
+    periods.back().second = std::max(periods.back().second, end);
+    return;
+  }
+  periods.emplace_back(start, end);
+}
+}  // namespace
+
+// Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
+// flow left has none, whatever the sum of the changes' roundings says.
+void Network::change_rate(LinkUsage& usage, double change, double at) {
+  if (usage.rate > 0 && at > usage.rate_since)
+    add_load(usage.load, {usage.rate_since, at, usage.rate * (at - usage.rate_since)});
+  usage.rate = usage.active_flows == 0 ? 0 : std::max(0.0, usage.rate + change);
+  usage.rate_since = at;
+}
+
+void Network::sample_flows() {
+  const double now = sg4::Engine::get_clock();
+  if (now <= last_sample_) return;
+  const double elapsed = now - last_sample_;
+  for (ActiveFlow& flow : in_flight_) {
+    const double remaining = flow.comm->get_remaining();
+    const double bytes = std::max(0.0, (flow.remaining - remaining) * flow.scale);
+    flow.remaining = remaining;
+    flow.carried += bytes;
+    const double rate = bytes / elapsed;
+    if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
+    for (int index : flow.route->links) {
+      LinkUsage& usage = links_[index];
+      if (!usage.rate_changed) changed_links_.push_back(index);
+      usage.rate_changed = true;
+      usage.rate_change += rate - flow.rate;
+    }
+    flow.rate = rate;
+  }
+  for (int index : changed_links_) {
+    LinkUsage& usage = links_[index];
+    change_rate(usage, usage.rate_change, last_sample_);
+    usage.rate_change = 0;
+    usage.rate_changed = false;
+  }
+  changed_links_.clear();
+  last_sample_ = now;
+}
+
+void Network::close_load() {
+  const double now = sg4::Engine::get_clock();
+  for (LinkUsage& usage : links_) change_rate(usage, 0, now);
+}
+
+void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
+  if (bytes <= 0 || end <= start) return;
+  for (int index : route_entry(src_gpu, dst_gpu).links) {
+    LinkUsage& usage = links_[index];
+    usage.bytes += bytes;
+    usage.analytic_bytes += bytes;
+    add_load(usage.load, {start, end, bytes});  // its busy period is the piece's (link_report)
+  }
+}
+
 void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   const auto it = active_.find(comm);
   if (it == active_.end()) return;  // not a flow of ours
   if (!finished) throw std::logic_error("a flow failed, but no link of the platform ever goes down");
   const double end = sg4::Engine::get_clock();
-  for (int index : it->second.route->links) {
-    LinkUsage& usage = links_[index];
-    if (--usage.active_flows == 0) usage.busy_time += end - usage.busy_since;
+  const std::size_t position = it->second;
+  active_.erase(it);
+  ActiveFlow flow = std::move(in_flight_[position]);
+  if (position + 1 != in_flight_.size()) {
+    in_flight_[position] = std::move(in_flight_.back());
+    active_[in_flight_[position].comm.get()] = position;
   }
-  ActiveFlow flow = std::move(it->second);
-  active_.erase(it);  // before the listeners, who may start flows
+  in_flight_.pop_back();
+  // The clock's advance to `end` sampled the flow to (nearly) nothing left; what rounding left, and
+  // a payload too small to be a byte, ends here.
+  // The clock's advance to `end` sampled the flow to (nearly) nothing left: its rate leaves its links
+  // now. What rounding left goes to the piece that ends here (a zero-length piece is added to it); a
+  // flow never sampled spreads its bytes over its life.
+  const double left = flow.info.bytes - flow.carried;
+  for (int index : flow.route->links) {
+    LinkUsage& usage = links_[index];
+    if (--usage.active_flows == 0) {
+      usage.busy_time += end - usage.busy_since;
+      add_busy(usage.busy_periods, usage.busy_since, end);
+    }
+    change_rate(usage, -flow.rate, end);
+    if (left > 0) add_load(usage.load, flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
+  }
+  // before the listeners, who may start flows
   released_.push_back(std::move(flow.comm));
   for (const FlowEnd& listener : listeners_) listener(flow.info, flow.start, end);
 }

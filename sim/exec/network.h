@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/exec/link_load.h"
+
 namespace pipegrid::sim {
 
 class Rails;
@@ -39,14 +41,28 @@ struct FlowInfo {
   std::uint64_t tag = 0;  // with dst_gpu, names the message (transfers.h)
 };
 
-/// Per link: bytes carried and time with at least one flow on it.
+/// Per link of the platform: what it carried, when, and for how long it was busy.
 struct LinkUsage {
   simgrid::s4u::Link* link = nullptr;
-  double bytes = 0;
-  double busy_time = 0;
+  /// Its bandwidth as declared, read before the simulation starts (a bandwidth_file changes the
+  /// link's current one later).
+  double bandwidth = 0;
+  double bytes = 0;           // by flows and by analytic collectives
+  double analytic_bytes = 0;  // the part analytic collectives would have carried (account_analytic)
+  double busy_time = 0;       // time with at least one flow on it
   int active_flows = 0;
   double busy_since = 0;
   std::uint64_t flows = 0;
+  /// When at least one flow was on it, in time order (an analytic collective's busy period is its
+  /// piece of `load`).
+  std::vector<std::pair<double, double>> busy_periods;
+  /// What it carried over time, at the rates SimGrid gave the flows (Network::sample_flows) and at an
+  /// analytic collective's mean rate over its duration.
+  std::vector<LoadPiece> load;
+  double rate = 0;           // its flows' bytes per second since rate_since (a piece not yet in `load`)
+  double rate_since = 0;
+  double rate_change = 0;    // scratch of sample_flows
+  bool rate_changed = false;
 };
 
 /// Starts flows between GPUs and keeps per-link usage. One per simulation; lives while the engine runs.
@@ -99,8 +115,21 @@ class Network {
 
   /// Called in maestro for every communication that ends, at its end; accounts the flows among them.
   void flow_ended(const simgrid::s4u::Comm* comm, bool finished);
+  /// Called in maestro at every advance of the clock: each flow in flight's rate since the last
+  /// advance (what SimGrid's remaining bytes of it say it carried, over the time) and, where it
+  /// changed, the rates of the links of its route. SimGrid changes a flow's rate only at an event, and
+  /// the clock stops at every event, so the rate is constant between two advances and the load this
+  /// records is SimGrid's (to 1e-9 of a rate: a change smaller than that is not one).
+  void sample_flows();
+  /// Ends the links' current pieces of load now, for a report while flows are still in flight (a deadlock).
+  void close_load();
+  /// An analytic collective's hop from one GPU to another (collectives.h: account_analytic_ring):
+  /// the links of its route carried `bytes` over [start, end] and were busy meanwhile. Nothing
+  /// contends with it: SimGrid never sees these bytes.
+  void account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end);
 
-  /// Usage of every link any flow crossed, in the order links were first used.
+  /// Usage of every link of the platform (Engine::get_all_links, without SimGrid's loopback), unused
+  /// ones included, in SimGrid's order; links only a route names come after.
   const std::vector<LinkUsage>& links() const { return links_; }
   simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
 
@@ -119,8 +148,14 @@ class Network {
     const RouteEntry* route;
     double start;
     simgrid::s4u::CommPtr comm;  // alive until it completes: SimGrid keeps only a raw pointer to it
+    double remaining;            // SimGrid's bytes left at the last sample (its payload's units)
+    double scale;                // the flow's bytes per payload byte (the payload is bytes / NVLink efficiency)
+    double carried = 0;          // bytes sample_flows saw it carry
+    double rate = 0;             // bytes per second since the last sample
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
+  int link_index(simgrid::s4u::Link* link);
+  void change_rate(LinkUsage& usage, double change, double at);
 
   std::vector<simgrid::s4u::Host*> hosts_;
   bool scales_latency_ = false;
@@ -130,8 +165,12 @@ class Network {
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
   // Routes by source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.
   std::vector<std::vector<std::pair<int, std::unique_ptr<RouteEntry>>>> routes_;
-  // Flows in flight, by their comm.
-  std::unordered_map<const simgrid::s4u::Comm*, ActiveFlow> active_;
+  // Flows in flight in a deterministic order (the samples' sums are then the same run after run), and
+  // where each is among them, by its comm.
+  std::vector<ActiveFlow> in_flight_;
+  std::unordered_map<const simgrid::s4u::Comm*, std::size_t> active_;
+  std::vector<int> changed_links_;  // links whose rate changed at the last sample
+  double last_sample_ = 0;
   // Comms completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::CommPtr> released_;
   std::unique_ptr<Rails> rails_;

@@ -119,17 +119,34 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
   return json;
 }
 
-void write_links_csv(const std::string& path, const SimulationResult& result) {
+namespace {
+
+std::FILE* open_csv(const std::string& path, const auto& columns) {
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (!out) throw InputError(fmt::format("--out: cannot write {}", path));
-  for (std::size_t i = 0; i < kLinkColumns.size(); ++i) fmt::print(out, "{}{}", i ? "," : "", kLinkColumns[i]);
-  fmt::print(out, "\n");
+  fmt::print(out, "{}\n", fmt::join(columns, ","));
+  return out;
+}
+
+}  // namespace
+
+void write_links_csv(const std::string& path, const SimulationResult& result) {
+  std::FILE* out = open_csv(path, kLinkColumns);
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
-    const double capacity = link.bandwidth * result.makespan;
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{}\n", base, link_class(link.name), link.bandwidth, link.latency,
-               link.sharing_policy, link.bytes, link.flows, link.busy_time, capacity > 0 ? link.bytes / capacity : 0,
-               direction);
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", base, link_class(link.name), link.bandwidth,
+               link.latency, link.sharing_policy, link.bytes, link.analytic_bytes, link.flows, link.busy_time,
+               link.mean_utilization_busy(), link.peak_utilization(), link.peak_start, direction);
+  }
+  std::fclose(out);
+}
+
+void write_links_timeline_csv(const std::string& path, const SimulationResult& result) {
+  std::FILE* out = open_csv(path, kLinkTimelineColumns);
+  for (const LinkReport& link : result.links) {
+    const auto [base, direction] = split_direction(link.name);
+    for (const auto& [k, bytes] : link.windows)
+      fmt::print(out, "{},{},{},{}\n", base, direction, static_cast<double>(k) * link.window, bytes);
   }
   std::fclose(out);
 }

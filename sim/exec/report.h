@@ -1,4 +1,5 @@
-// What a simulation writes under --out DIR besides the trace: summary.json and links.csv
+// What a simulation writes under --out DIR besides the trace: summary.json, links.csv and
+// links_timeline.csv
 // (docs/design.md, "Outputs"). Columns and keys are declared here once; README documents them.
 #pragma once
 
@@ -50,8 +51,17 @@ std::string link_class(std::string_view link_name);
 nlohmann::json summary_json(const SimulationResult& result, const Schedule& schedule, nlohmann::json inputs,
                             nlohmann::json model_metrics = nullptr);
 
-inline constexpr std::array<std::string_view, 10> kLinkColumns = {
-    "link", "class", "bandwidth", "latency", "sharing_policy", "bytes", "flows", "busy_time", "utilization", "direction"};
+/// links.csv: one row per link of the platform and direction, by name; unused links have zeros.
+inline constexpr std::array<std::string_view, 13> kLinkColumns = {
+    "link",           "class",     "bandwidth",  "latency",
+    "sharing_policy", "bytes",     "analytic_bytes", "flows",
+    "busy_time",      "mean_utilization_busy", "peak_utilization", "peak_start",
+    "direction"};
 void write_links_csv(const std::string& path, const SimulationResult& result);
+
+/// links_timeline.csv: per link and direction, the bytes of every --link-window window that carried
+/// any (windows without bytes are left out), by link, then time.
+inline constexpr std::array<std::string_view, 4> kLinkTimelineColumns = {"link", "direction", "window_start", "bytes"};
+void write_links_timeline_csv(const std::string& path, const SimulationResult& result);
 
 }  // namespace pipegrid::sim

@@ -272,6 +272,13 @@ std::vector<OptionSpec> build_schema() {
        .identity = false},
       {.flag = "trace", .section = "output", .commands = kSim, .type = Choice, .choices = {"all", "pipeline", "off"},
        .default_text = "all", .help = "which GPUs the trace keeps: all, pipeline (tp 0, dp 0) or off"},
+      {.flag = "link-window", .section = "output", .commands = kSim, .type = Number, .unit = "s",
+       .bounds = interval(0, true, kMaxSeconds, false), .default_text = "0.001",
+       .help = "window of links.csv's peak_utilization (the busiest window, wherever it starts) and of "
+               "links_timeline.csv's rows (a fixed grid from 0)"},
+      {.flag = "link-timeline", .section = "output", .commands = kSim, .type = Flag, .default_text = "false",
+       .help = "also write links_timeline.csv under --out: each link's bytes per --link-window (148 MB for the "
+               "256-GPU platform-what-ifs job at 1 ms, so not by default)"},
       {.flag = "format", .section = "output", .commands = kSim, .type = Choice, .choices = {"table", "json"},
        .default_text = "table", .help = "terminal output", .identity = false},
       {.flag = "format", .section = "output", .commands = {Schedule, Check}, .type = Choice,

@@ -8,7 +8,8 @@ namespace pipegrid::report {
 
 inline constexpr std::size_t kTopLinks = 12;
 
-/// links.csv at `path` (named `name` in errors), sorted by utilisation, then bytes, then busy time,
+/// links.csv at `path` (named `name` in errors), sorted by peak utilisation, then utilisation while
+/// busy, then bytes, then busy time,
 /// the first `top` rows, with a line saying how many of how many are shown. InputError if malformed.
 std::string links_html(const std::string& path, const std::string& name, std::size_t top = kTopLinks);
 

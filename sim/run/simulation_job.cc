@@ -54,6 +54,8 @@ SimulationOutcome run_simulation(const input::OptionValues& values) {
   if (!run.input.out_dir.empty()) {
     std::ofstream(run.input.out_dir + "/summary.json") << summary.dump(2) << '\n';
     sim::write_links_csv(run.input.out_dir + "/links.csv", outcome.result);
+    if (run.input.link_timeline)
+      sim::write_links_timeline_csv(run.input.out_dir + "/links_timeline.csv", outcome.result);
   }
   return outcome;
 }

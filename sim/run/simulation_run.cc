@@ -238,6 +238,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                                                          {{"allreduce", sim::OptimizerSync::AllReduce},
                                                           {"post-validation", sim::OptimizerSync::PostValidation},
                                                           {"none", sim::OptimizerSync::None}});
+  in.link_window = v.number("link-window");
+  in.link_timeline = v.flag("link-timeline");
   in.trace = choose<sim::TraceScope>(
       "--trace", v.text("trace"),
       {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
@@ -314,7 +316,9 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"nccl_nvlink_efficiency", in.options.nccl_nvlink_efficiency},
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
-                {"trace", v.text("trace")}}}};
+                {"trace", v.text("trace")},
+                {"link_window", in.link_window},
+                {"link_timeline", in.link_timeline}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one

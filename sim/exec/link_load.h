@@ -1,0 +1,41 @@
+// What a link carried over time, as pieces of constant rate, and the three views links.csv and
+// links_timeline.csv give of it: the time it was busy, its bytes per fixed window, and its busiest
+// window wherever that window starts. No SimGrid here: the network (network.h) records the pieces.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace pipegrid::sim {
+
+/// `bytes` carried at a constant rate over [start, end] (end > start). Pieces may overlap: the link's
+/// rate at a time is the sum of the pieces covering it.
+struct LoadPiece {
+  double start = 0;
+  double end = 0;
+  double bytes = 0;
+};
+
+/// Adds a piece to a link's load, merged into the last one when it continues it at the same rate
+/// (a flow alone on a link is sampled at every event of the simulation: one piece, not thousands).
+void add_load(std::vector<LoadPiece>& load, LoadPiece piece);
+
+/// The length of the union of intervals [start, end] (in any order, overlapping or not).
+double covered_time(std::vector<std::pair<double, double>> intervals);
+
+/// Bytes per window of a fixed grid: window k is [k·width, (k + 1)·width). Only windows with bytes,
+/// in increasing k; a piece's bytes are spread over the windows it overlaps in proportion to overlap.
+std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<LoadPiece>& load, double width);
+
+/// The busiest window of `width`, sliding: the most bytes carried in any [t, t + width), t ≥ 0 real,
+/// and the earliest t that reaches it. Exact: with the rate piecewise constant, bytes in [t, t + width)
+/// is piecewise linear in t, with its kinks where t or t + width crosses a change of rate, so its
+/// maximum is at one of those t.
+struct BusiestWindow {
+  double bytes = 0;
+  double start = 0;
+};
+BusiestWindow busiest_window(const std::vector<LoadPiece>& load, double width);
+
+}  // namespace pipegrid::sim
