@@ -77,8 +77,7 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
   if (!in.out_dir.empty())
-    out << fmt::format("wrote {}/summary.json, links.csv, {}trace.csv, trace.json{}
-", in.out_dir,
+    out << fmt::format("wrote {}/summary.json, links.csv, {}trace.csv, trace.json{}\n", in.out_dir,
                        in.link_timeline ? "links_timeline.csv, " : "", platform != in.platform_file ? ", platform.xml" : "");
 }
 
