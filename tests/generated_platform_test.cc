@@ -226,5 +226,22 @@ TEST(GeneratedPlatform, SweepOverInfinibandBandwidthNeverServesAnotherPlatformsR
   EXPECT_EQ(read_file(dir + "/out/results.csv"), results);
 }
 
+
+// The per-node zone layout carries every route's links (zone_layouts_test), so a job that crosses
+// leaf groups — DP rings and pipeline sends between the four nodes, two per leaf group, through the
+// spine — takes exactly as long on it as on the flat file of the same cluster.
+TEST(GeneratedPlatform, PerNodeZonesRunAJobAsTheFlatFile) {
+  const std::string cluster = "--preset dgx-a100 --nodes 4 --nics-per-node 1 --nodes-per-leaf 2";
+  const std::string job = " --schedule 1f1b --pp 2 --dp 2 --tp 8 --microbatches 8 --model gpt-7.5b --trace off --format json";
+  const auto flat = run_pipegrid("simulate " + cluster + job);
+  const auto zones = run_pipegrid("simulate " + cluster + " --zones per-node" + job);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  ASSERT_EQ(zones.exit_code, 0) << zones.err;
+  const double flat_makespan = nlohmann::json::parse(flat.out)["makespan"];
+  const double zones_makespan = nlohmann::json::parse(zones.out)["makespan"];
+  EXPECT_GT(flat_makespan, 0);
+  EXPECT_NEAR(zones_makespan, flat_makespan, 1e-9 * flat_makespan);
+}
+
 }  // namespace
 }  // namespace pipegrid
