@@ -126,6 +126,30 @@ TEST(SimulateCli, AnalyticTensorParallelismCountsItsBytesOnNvlink) {
     EXPECT_NEAR(timeline[name], std::stod(row.at("bytes")), 1e-9 * std::max(1.0, std::stod(row.at("bytes")))) << name;
 }
 
+TEST(SimulateCli, AZeroTcpWindowLetsNoFlowOutrunItsLinks) {
+  // dgx-a100-1node.xml sets network/TCP-gamma 0 (no TCP-window bound). The DP all-reduce of two GPUs
+  // of one node is a ring: at each step both GPUs start a flow to the other at the same instant, one
+  // per direction, each over its own NVLinks (300 GB/s per direction). Each flow must take
+  // bytes / 300 GB/s plus the route's 1 us of latency (two NVLink ports of 0.5 us): both directions
+  // of both NVLinks are busy for bytes / 3e11 + flows × 1e-6 s. SimGrid's lazy solver used to let
+  // one of the two flows run at the NVSwitch's 2.1 TB/s left over (busy 0.365 ms against 2.496 ms).
+  const std::string out = temp_dir("zero-tcp-window");
+  const auto r = run_pipegrid("simulate --platform " + kPlatforms +
+                              "/dgx-a100-1node.xml --schedule 1f1b --pp 1 --tp 1 --dp 2 --microbatches 1 --layers 1 "
+                              "--model gpt-1.7b --nccl-nvlink-efficiency 1 --trace off --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int checked = 0;
+  for (auto& row : csv_rows(out + "/links.csv")) {
+    if (row["link"] != "node0-gpu0-nvlink" && row["link"] != "node0-gpu1-nvlink") continue;
+    const double bytes = std::stod(row["bytes"]), flows = std::stod(row["flows"]);
+    ASSERT_GT(bytes, 0) << row["link"];
+    EXPECT_NEAR(std::stod(row["busy_time"]), bytes / 3e11 + flows * 1e-6, 1e-12) << row["link"] << " " << row["direction"];
+    EXPECT_LE(std::stod(row["mean_utilization_busy"]), 1.0) << row["link"] << " " << row["direction"];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+}
+
 TEST(SimulateCli, AGpuFileOfTheUsersOwn) {
   // A GPU of half the A100's tensor peak and HBM with round constants: its file's [constants] price
   // the run, and its name is the calibration summary.json reports.

@@ -16,6 +16,25 @@ void use_sanitizable_contexts() {
 #endif
 }
 
+namespace {
+
+// CM02 bounds a flow's rate by TCP-gamma / (2 × route latency) (network_cm02.cpp). A platform that
+// sets network/TCP-gamma to 0 asks for no window bound, and SimGrid's full solver (network/optim:Full)
+// reads the resulting bound of 0 as none. Its lazy solver, the default, does not: with a bound of 0,
+// of two flows started by two actors at the same instant one ignores its own links' capacity
+// (measured on dgx-a100-1node.xml: two 80 MB flows in opposite directions over 300 GB/s NVLinks, one
+// ends after 267.7 us, the other after 39.1 us, at the NVSwitch's 2.1 TB/s left over). A window so
+// large that no flow can reach its bound says the same without tripping it. Set after the file's
+// <config>, which would override it otherwise; the flag is read when each flow starts.
+constexpr const char* kLiftedTcpGamma = "1e30";
+
+void lift_zero_tcp_window() {
+  if (simgrid::config::get_value<double>("network/TCP-gamma") <= 0)
+    simgrid::s4u::Engine::set_config(std::string("network/TCP-gamma:") + kLiftedTcpGamma);
+}
+
+}  // namespace
+
 void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const std::string& platform_file,
                    bool default_network_model) {
   errors.loading(platform_file);
@@ -35,6 +54,7 @@ void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const st
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: SimGrid cannot load it: {}", platform_file, e.what()));
   }
+  lift_zero_tcp_window();
   errors.loaded();
 }
 
