@@ -239,6 +239,10 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "comm-sm-fraction", .section = "sim", .commands = kSim, .type = Number,
        .bounds = interval(0, false, 1, true), .default_text = "0",
        .help = "share of the SMs communication takes in an overlapped F&B pair (DeepSeek-V3: 20/132)"},
+      {.flag = "on-failure", .section = "sim", .commands = kSim, .type = Choice, .choices = {"fail", "wait"},
+       .default_text = "fail",
+       .help = "when a link's state profile cuts a flow: fail the job (exit 4, failure.json) or resend the flow once "
+               "the link is on again; a host going down always fails it (SimGrid kills its actors)"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,

@@ -17,6 +17,7 @@
 #include "sim/model/stage_cost.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/profile_check.h"
 #include "sim/platform/route_reach.h"
 #include "sim/run/comm_options.h"
 #include "sim/run/compute_costs.h"
@@ -186,6 +187,32 @@ Schedule schedule_of(const OptionValues& v, std::optional<std::string>& compute_
   return schedule;
 }
 
+// The platform's host and link profiles as the executor uses them; what --on-failure wait cannot wait
+// for is refused here, before SimGrid starts.
+static void resolve_profiles(const platform::PlatformFacts& facts, sim::SimulationInput& in) {
+  const bool wait = in.options.on_failure == sim::OnFailure::Wait;
+  for (const platform::ResourceProfile& profile : facts.resource_profiles) {
+    switch (profile.of) {
+      case platform::ProfileOf::HostSpeed:
+        in.speed_profiled_hosts.push_back(profile.resource);
+        break;
+      case platform::ProfileOf::HostState:
+        if (wait && facts.find_gpu(profile.resource))
+          throw InputError(fmt::format("--on-failure wait: host {} has a state profile, and a host going down kills "
+                                       "its actors in SimGrid, so its GPU cannot wait; use --on-failure fail",
+                                       profile.resource));
+        break;
+      case platform::ProfileOf::LinkState:
+        if (wait && platform::profile_repeats(profile.text))
+          throw InputError(fmt::format("--on-failure wait: the state profile of link {} repeats (PERIODICITY or "
+                                       "LOOPAFTER); pipegrid waits only for a profile that does not",
+                                       profile.resource));
+        in.link_up_dates[profile.resource] = platform::state_on_dates(profile.text);
+        break;
+    }
+  }
+}
+
 ResolvedRun resolve_simulation(const OptionValues& v) {
   v.check_required();
   ResolvedRun run;
@@ -234,6 +261,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   const platform::PlatformFacts facts = platform::read_platform(platform_file);
   in.platform_file = platform_file;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
+  in.options.on_failure = v.text("on-failure") == "wait" ? sim::OnFailure::Wait : sim::OnFailure::Fail;
+  resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
   run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
@@ -266,7 +295,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"nccl_nvlink_efficiency", in.options.nccl_nvlink_efficiency},
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
-                {"trace", v.text("trace")}}}};
+                {"trace", v.text("trace")},
+                {"on_failure", v.text("on-failure")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one
