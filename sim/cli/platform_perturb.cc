@@ -52,11 +52,11 @@ void add_perturb(CLI::App& platform, std::function<int()>& run) {
   auto args = std::make_shared<PerturbArgs>();
   perturb->add_option("file", args->file, "a SimGrid platform file (DTD 4.1)")->required();
   perturb->add_option("--slow-gpu", args->slow_gpus, "HOST=F@T: the GPU at F (0 < F <= 1) of its speed from T s on")
-      ->expected(1);
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   perturb->add_option("--degrade-link", args->degraded_links, "LINK=F@T: the link at F (0 < F <= 1) of its bandwidth from T s on")
-      ->expected(1);
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   perturb->add_option("--fail", args->failures, "NAME@T or NAME@T..T2: the host or link off from T s (on again at T2)")
-      ->expected(1);
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   perturb->add_option("--out", args->out, "DIR: writes DIR/platform.xml and the profile files beside it");
   perturb->callback([&run, args] { run = [args] { return run_perturb(*args); }; });
 }
