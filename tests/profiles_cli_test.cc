@@ -100,6 +100,35 @@ TEST(LinkStateProfile, WaitResendsTheCutFlowsOnceTheLinkIsBack) {
   EXPECT_EQ(failed.exit_code, 4);
 }
 
+TEST(LinkStateProfile, AFlowCutOnTheWireIsResentWhole) {
+  // wire off over [1.05, 1.5], in the middle of F0's message [1, 1.1]. Failing: the job ends at 1.05
+  // with that message cut. Waiting: it is resent whole at 1.5 and through at 1.6; gpu1: F0 [1.6, 2.6],
+  // B0 [2.6, 4.6], sends B0 [4.6, 4.7], F1 [4.6, 5.6] (its message went through at 2.1), B1 [5.6, 7.6],
+  // sends B1 [7.6, 7.7]; gpu0: B0 [4.7, 6.7], B1 [7.7, 9.7]. Makespan 9.7 s.
+  const std::string dir =
+      platform_dir("link-cut", "", "state_file=\"wire-state.txt\"", {{"wire-state.txt", "0 1\n1.05 0\n1.5 1\n"}});
+  const std::string platform = dir + "/platform.xml";
+  const auto failed = run_pipegrid("simulate --platform " + platform + " " + kJob);
+  EXPECT_EQ(failed.exit_code, 4);
+  EXPECT_EQ(failed.err, "platform failure: link wire went down at t=1.05 s; cut: p2p forward s0 m0 gpu0->gpu1 (gpu0 "
+                        "computing F s0 m1 (step 0); gpu1 waiting at F s1 m0 (step 0))\n");
+  const auto r = run_pipegrid("simulate --platform " + platform + " " + kJob + " --on-failure wait --out " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(makespan(dir + "/out"), 9.7, 1e-9);
+}
+
+TEST(LinkStateProfile, AnExperimentFileChoosesToWait) {
+  // WaitResendsTheCutFlowsOnceTheLinkIsBack's outage and job, --on-failure as [sim] on_failure.
+  const std::string dir =
+      platform_dir("link-outage-toml", "", "state_file=\"wire-state.txt\"", {{"wire-state.txt", "0 1\n1.5 0\n4.5 1\n"}});
+  std::ofstream(dir + "/experiment.toml") << "[platform]\nfile = \"" << dir << "/platform.xml\"\n[parallel]\npp = 2\n"
+                                          << "microbatches = 2\n[sim]\nschedule = \"1f1b\"\non_failure = \"wait\"\n"
+                                          << "time_f = 1\ntime_b = 2\np2p_bytes = 1e8\n";
+  const auto r = run_pipegrid("run " + dir + "/experiment.toml --out " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(makespan(dir + "/out"), 9.8, 1e-9);
+}
+
 TEST(LinkStateProfile, WaitForALinkThatNeverComesBackFailsRatherThanHangs) {
   const std::string dir = platform_dir("link-dead", "", "state_file=\"wire-state.txt\"", {{"wire-state.txt", "0 1\n1.5 0\n"}});
   const auto r = run_pipegrid("simulate --platform " + (dir + "/platform.xml") + " " + kJob + " --on-failure wait");
