@@ -49,10 +49,15 @@ std::string step_profile(double before, double from, double after) {
   return from > 0 ? fmt::format("0 {}\n{} {}\n", date(before), date(from), date(after)) : fmt::format("0 {}\n", date(after));
 }
 
-pugi::xml_node element_by_id(const pugi::xml_document& doc, const char* element, const std::string& id) {
+// The <host> or <link> element that declares `id`. A resource that a <cluster> (or another element
+// SimGrid expands) makes has none to carry the profile attribute.
+pugi::xml_node element_by_id(const pugi::xml_document& doc, const char* element, const std::string& id,
+                             std::string_view flag) {
   for (const pugi::xpath_node& found : doc.select_nodes(fmt::format("//{}[@id]", element).c_str()))
     if (found.node().attribute("id").value() == id) return found.node();
-  return {};
+  throw InputError(fmt::format("{} {}: no <{} id=\"{}\"> element to give the profile to (perturb edits declared "
+                               "hosts and links, not those a <cluster> makes)",
+                               flag, id, element, id));
 }
 
 class Editor {
@@ -111,7 +116,7 @@ class Editor {
   void slow_gpu(const Perturbation& p) {
     const GpuHost* gpu = facts_.find_gpu(p.resource);
     if (!gpu) throw InputError(fmt::format("--slow-gpu {}: no GPU host of that name in {}", p.resource, path_));
-    pugi::xml_node host = element_by_id(doc_, "host", p.resource);
+    pugi::xml_node host = element_by_id(doc_, "host", p.resource, flag_of(p.kind));
     refuse_second(host, p, {"speed_file", "availability_file"});
     if (facts_.has_profile(p.resource, ProfileOf::HostSpeed))
       throw InputError(fmt::format("--slow-gpu {}: a <trace_connect> gives it a speed profile already", p.resource));
@@ -128,7 +133,7 @@ class Editor {
   void degrade_link(const Perturbation& p) {
     const LinkFacts* link = facts_.find_link(p.resource);
     if (!link) throw InputError(fmt::format("--degrade-link {}: no link of that name in {}", p.resource, path_));
-    pugi::xml_node node = element_by_id(doc_, "link", p.resource);
+    pugi::xml_node node = element_by_id(doc_, "link", p.resource, flag_of(p.kind));
     refuse_second(node, p, {"bandwidth_file"});
     // SimGrid 3.32 reads a link's bandwidth profile in bytes/s, not as a factor (NetworkCm02Link::apply_event).
     const double bandwidth = link->bandwidth * p.factor;
@@ -154,7 +159,7 @@ class Editor {
     const std::string when =
         fmt::format("off from t={} s{}", date(p.from), p.until ? fmt::format(" to t={} s", date(*p.until)) : "");
     if (facts_.has_host(p.resource)) {
-      pugi::xml_node host = element_by_id(doc_, "host", p.resource);
+      pugi::xml_node host = element_by_id(doc_, "host", p.resource, flag_of(p.kind));
       refuse_second(host, p, {"state_file"});
       if (facts_.has_profile(p.resource, ProfileOf::HostState))
         throw InputError(fmt::format("--fail {}: a <trace_connect> gives it a state profile already", p.resource));
@@ -164,7 +169,7 @@ class Editor {
     }
     const LinkFacts* link = facts_.find_link(p.resource);
     if (!link) throw InputError(fmt::format("--fail {}: no host or link of that name in {}", p.resource, path_));
-    pugi::xml_node node = element_by_id(doc_, "link", p.resource);
+    pugi::xml_node node = element_by_id(doc_, "link", p.resource, flag_of(p.kind));
     refuse_second(node, p, {"state_file"});
     if (link->sharing_policy != "SPLITDUPLEX") {
       node.append_attribute("state_file") = state_profile(p, p.resource).c_str();
