@@ -155,6 +155,18 @@ TEST(HostStateProfile, AGpuGoingDownFailsTheJob) {
                       "its actors in SimGrid, so its GPU cannot wait; use --on-failure fail\n");
 }
 
+TEST(HostStateProfile, ATraceConnectTurnsAGpuOffAsAStateFileDoes) {
+  std::string dir = platform_dir("host-avail", "", "");
+  std::string xml = read_file(dir + "/platform.xml");
+  xml.replace(xml.find("  </zone>\n"), 10,
+              "  </zone>\n  <trace id=\"down\" periodicity=\"-1\">0 1\n3 0\n</trace>\n"
+              "  <trace_connect kind=\"HOST_AVAIL\" trace=\"down\" element=\"gpu1\"/>\n");
+  std::ofstream(dir + "/platform.xml") << xml;
+  const auto r = run_pipegrid("simulate --platform " + dir + "/platform.xml " + kJob);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err, "platform failure: host gpu1 went down at t=3 s; cut: gpu1 computing B s1 m0 (step 0)\n");
+}
+
 TEST(SpeedProfile, ATraceConnectSlowsTheGpuAsASpeedFileDoes) {
   // gpu1 at half speed from 3 s (explicit times without messages: the p2p is free). Unperturbed
   // 9 s; slowed, B0 [2, 5] (1 s of work left at 3 takes 2), F1 [5, 7], B1 [7, 11], gpu0's B1

@@ -69,7 +69,8 @@ std::string FailureWatch::op_text(int gpu) const {
   const GpuAccount& account = job_.accounts[gpu];
   if (account.finished) return "finished";
   const std::vector<Op>& program = job_.schedule.programs[job_.placement.coordinates(gpu).pp];
-  if (account.position >= program.size()) return fmt::format("step {} after its ops", account.step_ends.size());
+  if (account.position >= program.size())
+    return fmt::format("past its ops, in step {}'s gradient reduction or optimizer", account.step_ends.size());
   std::string text;
   const Op& op = program[account.position];
   for (int i = 0; i < op.size(); ++i)
