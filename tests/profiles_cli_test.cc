@@ -193,6 +193,8 @@ TEST(PlatformPerturb, WritesProfilesThatRunWithTheirEffect) {
                        "/slow/platform.xml and 1 profile file beside it\n");
   EXPECT_EQ(read_file(dir + "/slow/perturb-gpu1-speed.txt"),
             "# pipegrid platform perturb --slow-gpu: 0.5 of its speed from t=3 s\n0 1\n3 0.5\n");
+  const auto info = run_pipegrid("platform info " + dir + "/slow/platform.xml");
+  EXPECT_NE(info.out.find("\nhost speed profiles: gpu1\nprofile files: 1\n"), std::string::npos) << info.out;
   r = run_pipegrid("simulate --platform " + dir + "/slow/platform.xml --schedule 1f1b --pp 2 --microbatches 2 "
                    "--time-f 1 --time-b 2 --out " + dir + "/slow/out");
   ASSERT_EQ(r.exit_code, 0) << r.err;
