@@ -30,9 +30,9 @@ struct SimulationInput {
   bool rails = true;
   /// Hosts with a speed profile: their GPUs compute as execs (compute_at_peak), and the CPU model
   /// is SimGrid's default rather than trace integration.
-  std::vector<std::string> speed_profiled_hosts;
+  std::vector<std::string> speed_profiled_hosts = {};
   /// Per link with a state profile, the dates it turns on (failure_watch.h, --on-failure wait).
-  std::map<std::string, std::vector<double>> link_up_dates;
+  std::map<std::string, std::vector<double>> link_up_dates = {};
 };
 
 /// Per link, what the run put through it.
