@@ -34,6 +34,11 @@ CommandOptions::CommandOptions(CLI::App& app, input::Command command) : command_
       case ValueType::HostPair:
         bound->option = app.add_option(name, bound->texts, help)->expected(2);
         break;
+      case ValueType::Texts:
+        bound->option = app.add_option(name, bound->texts, help)
+                            ->expected(1)
+                            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        break;
       default:
         bound->option = app.add_option(name, bound->text, help);
         break;
@@ -53,6 +58,7 @@ input::OptionValues CommandOptions::values() const {
         values.set(*bound->spec, bound->on);
         break;
       case ValueType::HostPair:
+      case ValueType::Texts:
         values.set(*bound->spec, bound->texts);
         break;
       default:

@@ -32,6 +32,8 @@ std::string type_text(const OptionSpec& o) {
       return "file";
     case ValueType::HostPair:
       return "two host names";
+    case ValueType::Texts:
+      return "text, repeatable";
   }
   return "?";
 }
@@ -50,7 +52,7 @@ void write_options_markdown(std::ostream& out) {
          "line, experiment files and sweep axes all read (sim/input/option_schema.cc). Numbers are finite;\n"
          "a range is inclusive where its bracket is square. A key is where an experiment file sets the option.\n";
   for (Command command : {Command::Simulate, Command::Schedule, Command::Check, Command::PlatformGen,
-                          Command::PlatformInfo, Command::Run, Command::Sweep, Command::Pitfalls, Command::Report}) {
+                          Command::PlatformInfo, Command::PlatformPerturb, Command::Run, Command::Sweep, Command::Pitfalls, Command::Report}) {
     out << fmt::format("\n## pipegrid {}\n\n", input::command_name(command));
     out << "| option | key | type | unit | range | default | what |\n|---|---|---|---|---|---|---|\n";
     for (const OptionSpec* o : input::options_of(command)) {

@@ -7,6 +7,7 @@
 #include "common/input_error.h"
 #include "common/exit_codes.h"
 #include "sim/cli/command_options.h"
+#include "sim/cli/platform_perturb.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_summary.h"
@@ -72,6 +73,7 @@ void add_platform_commands(CLI::App& app, std::function<int()>& run) {
   platform->require_subcommand(1);
   add_gen(*platform, run);
   add_info(*platform, run);
+  add_perturb(*platform, run);
 }
 
 }  // namespace pipegrid::cli

@@ -84,6 +84,10 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
 }  // namespace
 
 int print_simulation_outcome(const run::SimulationOutcome& outcome, const std::string& format) {
+  if (outcome.failure) {
+    std::cerr << *outcome.failure << '\n';
+    return kExitPlatformFailed;
+  }
   if (outcome.deadlock) {
     std::cerr << *outcome.deadlock << '\n';
     if (outcome.wrote_deadlock_json) std::cerr << "wrote " << outcome.run.input.out_dir << "/deadlock.json\n";

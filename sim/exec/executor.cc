@@ -10,6 +10,7 @@
 #include "common/input_error.h"
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
+#include "sim/exec/failure_watch.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
 
@@ -50,9 +51,10 @@ SimulationResult simulate(const SimulationInput& input) {
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
   // Measured on the 3072-GPU Megatron layout (README, "Performance"): the CPU model's trace
-  // integration (exact for constant host speeds) saves 5 % of the run, and dropping the stack guard
-  // page of each of the thousands of actors 10 %.
-  sg4::Engine::set_config("cpu/optim:TI");
+  // integration saves 5 % of the run, and dropping the stack guard page of each of the thousands of
+  // actors 10 %. TI asserts that a speed profile repeats and ends as it starts (cpu_ti.cpp): with one,
+  // SimGrid's default (Lazy) model runs the execs.
+  if (input.speed_profiled_hosts.empty()) sg4::Engine::set_config("cpu/optim:TI");
   sg4::Engine::set_config("contexts/guard-size:0");
   load_platform(engine, errors, input.platform_file, input.default_network_model);
   bool rails = input.rails;
@@ -91,8 +93,13 @@ SimulationResult simulate(const SimulationInput& input) {
                  flow.dst_gpu, flow.bytes, start, end});
   });
   Job job(input.schedule, placement, input.costs, input.options, hosts, network, transfers, trace);
-  for (int g = 0; g < placement.num_gpus(); ++g) job.node_of_gpu.push_back(input.platform_gpus[g].node);
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    job.node_of_gpu.push_back(input.platform_gpus[g].node);
+    const auto& varying = input.speed_profiled_hosts;
+    job.varying_speed[g] = std::find(varying.begin(), varying.end(), input.platform_gpus[g].host) != varying.end();
+  }
   job_ptr = &job;
+  FailureWatch failures(job, input.link_up_dates);
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
@@ -119,6 +126,12 @@ SimulationResult simulate(const SimulationInput& input) {
   for (const LinkUsage& usage : network.links()) result.links.push_back(link_report(usage, input.link_window, input.link_timeline));
   std::sort(result.links.begin(), result.links.end(),
             [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
+
+  if (const auto& failure = failures.failure()) {
+    result.failure_report = failure->line();
+    if (!input.out_dir.empty()) std::ofstream(input.out_dir + "/failure.json") << failure->to_json().dump(2) << '\n';
+    return result;
+  }
 
   if (const auto deadlock = find_runtime_deadlock(job, deadlock_time >= 0 ? deadlock_time : sg4::Engine::get_clock())) {
     result.deadlock_report = deadlock->report(job);

@@ -2,6 +2,7 @@
 // start to the reports. The caller has checked every input (docs/design.md: bad input never reaches SimGrid).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct SimulationInput {
   bool routes_checked = true;
   /// The platform's <config> sets no network/model: pipegrid's default runs (simgrid_engine.h).
   bool default_network_model = false;
+  /// Hosts with a speed profile: their GPUs compute as execs (compute_at_peak), and the CPU model
+  /// is SimGrid's default rather than trace integration.
+  std::vector<std::string> speed_profiled_hosts = {};
+  /// Per link with a state profile, the dates it turns on (failure_watch.h, --on-failure wait).
+  std::map<std::string, std::vector<double>> link_up_dates = {};
 };
 
 /// Per link, what the run put through it (link_report.h).
@@ -76,10 +82,12 @@ struct SimulationResult {
   std::vector<GpuReport> gpus;
   std::vector<LinkReport> links;  // every link of the platform, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
+  /// Set when a host or link went down and ended the job (exit 4; failure.json written).
+  std::optional<std::string> failure_report;
 };
 
 /// Runs the simulation. Writes DIR/trace.csv, DIR/trace.json (per the trace scope) and, on a
-/// deadlock, DIR/deadlock.json. Call once per process (SimGrid keeps process-wide state).
+/// deadlock, DIR/deadlock.json; on a platform failure, DIR/failure.json. Call once per process (SimGrid keeps process-wide state).
 SimulationResult simulate(const SimulationInput& input);
 
 }  // namespace pipegrid::sim

@@ -271,11 +271,11 @@ class GpuRun {
   }
 
   // Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
-  // analytic TP all-reduces), as one wait of flops / speed + comm_seconds. A GPU runs one computation
-  // at a time at its host's constant speed, so waiting that long is exactly what an exec of the FLOPs
-  // would do — at one simcall instead of two and without the CPU model's sharing machinery, which
-  // halves the cost of an op at 3072 GPUs (README, "Performance"). Overlapped kernels that share a
-  // GPU's speed need real execs; they are not modelled here.
+  // analytic TP all-reduces). A GPU runs one computation at a time: on a host of constant speed that
+  // is one wait of flops / speed + comm_seconds — exactly what an exec of the FLOPs would take, at one
+  // simcall instead of two and without the CPU model's sharing machinery, which halves the cost of an
+  // op at 3072 GPUs (README, "Performance"). Where the host has a speed profile the compute is an exec
+  // (compute_at_peak), which the profile slows from the moment it changes.
   void execute(const Op& op, double flops, double comm_seconds = 0) {
     const double start = sg4::Engine::get_clock();
     const double compute_seconds = flops / speed_;
@@ -286,13 +286,22 @@ class GpuRun {
            reductions_[next_reduction_].fraction < 1 && op_compute_total_ > 0) {
       const double at = reductions_[next_reduction_].fraction * op_compute_total_ - op_compute_done_;
       if (at > left) break;
-      if (at > 0) sg4::this_actor::sleep_for(at);
+      account_.computing = true;
+      if (at > 0) compute_at_peak(job_, gpu_, at);
       op_compute_done_ += std::max(at, 0.0);
       left -= std::max(at, 0.0);
       launch(reductions_[next_reduction_++]);
     }
     op_compute_done_ += left;
-    if (left + comm_seconds > 0) sg4::this_actor::sleep_for(left + comm_seconds);
+    account_.computing = true;
+    if (job_.varying_speed[gpu_]) {
+      compute_at_peak(job_, gpu_, left);
+      account_.computing = false;
+      if (comm_seconds > 0) sg4::this_actor::sleep_for(comm_seconds);
+    } else if (left + comm_seconds > 0) {
+      sg4::this_actor::sleep_for(left + comm_seconds);
+    }
+    account_.computing = false;
     const double end = sg4::Engine::get_clock();
     const double computed = end - start - comm_seconds;
     account_.busy += computed;

@@ -1,6 +1,7 @@
 #include "sim/exec/job.h"
 
 #include <algorithm>
+#include <simgrid/s4u/Actor.hpp>
 
 namespace pipegrid::sim {
 
@@ -31,6 +32,7 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
       trace(trace_),
       results(schedule_.num_stages(), schedule_.microbatches),
       accounts(placement_.num_gpus()),
+      varying_speed(placement_.num_gpus(), false),
       collectives(placement_.num_gpus()),
       collective_spans(2 * static_cast<std::size_t>(placement_.num_gpus())),
       backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B) {
@@ -51,6 +53,16 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
 
 std::vector<FlowSpan> Job::take_collective_spans(int gpu, bool tensor_parallel) {
   return std::exchange(collective_spans[2 * static_cast<std::size_t>(gpu) + tensor_parallel], {});
+}
+
+void compute_at_peak(const Job& job, int gpu, double seconds) {
+  if (seconds <= 0) return;
+  // A wait costs one simcall and no CPU model; on a host of constant speed it ends when the exec
+  // would (flops / speed). README, "Performance", measures both.
+  if (!job.varying_speed[gpu])
+    simgrid::s4u::this_actor::sleep_for(seconds);
+  else
+    simgrid::s4u::this_actor::execute(seconds * job.hosts[gpu]->get_speed());
 }
 
 Action Job::producer(const Result& r) const {

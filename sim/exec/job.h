@@ -22,6 +22,10 @@
 
 namespace pipegrid::sim {
 
+/// What a job does when a flow is cut by a link going down (SimulationOptions' --on-failure): fail
+/// at once (exit 4), or resend the flow once the link is on again. A host going down always fails it.
+enum class OnFailure { Fail, Wait };
+
 struct ExecOptions {
   P2pMode p2p = P2pMode::Async;
   int p2p_channels = 1;  // per pair of GPUs and direction (Transfers::Channel)
@@ -52,6 +56,7 @@ struct ExecOptions {
   /// NCCL's bus bandwidth in an all-reduce between GPUs of one node, as a share of the NVLink's
   /// (Network::set_nvlink_collective_efficiency); 1 keeps the links' full rate.
   double nccl_nvlink_efficiency = 1;
+  OnFailure on_failure = OnFailure::Fail;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs
@@ -70,6 +75,7 @@ struct GpuAccount {
   std::size_t position = 0;  // the op the GPU is at, for a deadlock report
   double blocked_since = 0;  // when the GPU's compute last began to wait (for a message, a stream, the check)
   std::optional<std::size_t> comm_batch;  // the comm batch it waits at, if it does
+  bool computing = false;                 // in the compute of the op at `position` (a failure report)
   std::vector<double> step_ends;          // when each training step's optimizer update ended
   double sync_wait = 0;  // waiting for the optimizer's check (the barrier, or post-validation's chain): idle
   double exposed() const { return p2p_exposed + tp_exposed + dp_exposed + a2a_exposed; }
@@ -87,6 +93,8 @@ struct Job {
   TraceWriter& trace;
   ResultIndex results;
   std::vector<GpuAccount> accounts;
+  /// Per job GPU: its host has a speed profile, so its compute runs as execs (compute_at_peak).
+  std::vector<bool> varying_speed;
   StepBarrier step_barrier;  // the optimizer's all-reduce check
   CollectiveBook collectives;  // who entered which gradient collective, for a deadlock report
   /// Per GPU: when the flows of its collectives (sent or received) were on the wire, since the GPU last
@@ -105,6 +113,10 @@ struct Job {
   /// The action a result comes from: F, or B / I.
   Action producer(const Result& result) const;
 };
+
+/// Computes for `seconds` at the GPU's declared speed: a wait of that long, or — where the host's speed
+/// varies — an exec of seconds × speed FLOPs, which SimGrid slows with the host.
+void compute_at_peak(const Job& job, int gpu, double seconds);
 
 /// The body of GPU `gpu`'s actor: runs its rank's program, then its gradient all-reduces.
 void run_gpu(Job& job, int gpu);

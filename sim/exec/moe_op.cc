@@ -46,7 +46,11 @@ MoeOp::Chunk MoeOp::chunk_of(const Action& a) const {
 
 void MoeOp::compute(const Action& a, std::string_view phase, double seconds) {
   const double start = sg4::Engine::get_clock();
-  if (seconds > 0) sg4::this_actor::sleep_for(seconds);
+  account_.computing = true;
+  compute_at_peak(job_, gpu_, seconds);
+  account_.computing = false;
+  // A speed profile stretches the compute; at constant speed it took `seconds` exactly.
+  if (job_.varying_speed[gpu_]) seconds = sg4::Engine::get_clock() - start;
   account_.busy += seconds;
   job_.trace.write({gpu_, Track::Compute, phase, a.stage, a.microbatch, 0, -1, 0, start, start + seconds});
 }
@@ -102,7 +106,7 @@ void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
   };
   for (const Slot& slot : slots) {
     const double start = sg4::Engine::get_clock();
-    const double seconds = slot.flops / speed_ * slow;
+    double seconds = slot.flops / speed_ * slow;
     // The computation runs as an activity of its own while this actor takes part in the all-to-all.
     sg4::ExecPtr work = seconds > 0 ? sg4::this_actor::exec_async(seconds * speed_) : nullptr;
     group_.all_to_all(slot.direction, slot.bytes, job_.costs.stage(slot.communicating->stage).moe.tokens, position,
@@ -110,7 +114,9 @@ void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
     const double comm_end = sg4::Engine::get_clock();
     if (work) work->wait();
     const double end = sg4::Engine::get_clock();
-    const double compute_end = start + seconds;
+    // Under a speed profile the exec ends when the host's varying speed lets it.
+    const double compute_end = work && job_.varying_speed[gpu_] ? work->get_finish_time() : start + seconds;
+    seconds = compute_end - start;
     account_.busy += seconds;
     const double exposed = std::max(0.0, comm_end - compute_end);
     account_.a2a_exposed += exposed;

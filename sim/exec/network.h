@@ -93,6 +93,14 @@ class Network {
   /// time and in that order, from the network model (maestro context: it may resume actors, not
   /// block). (s4u's Activity::on_completion would not do: it fires when someone waits.)
   void on_flow_end(FlowEnd listener) { listeners_.push_back(std::move(listener)); }
+  /// Calls `listener` (maestro context) for each flow a link going down cut, or that started over a
+  /// link that is down, with the route's links (indices into links()); the flow's links are freed and
+  /// its bytes uncounted, as it delivered nothing whole (failure_watch.h).
+  using FlowFailed = std::function<void(const FlowInfo&, const std::vector<int>& route)>;
+  void on_flow_failed(FlowFailed listener) { failed_listeners_.push_back(std::move(listener)); }
+  /// After a failure that ends the job: flows still on the wire end unheard (only failures are
+  /// still reported), as the actors that waited for them are gone.
+  void stop() { stopped_ = true; }
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
@@ -161,6 +169,8 @@ class Network {
   bool scales_latency_ = false;
   double latency_factor_ = 1;
   std::vector<FlowEnd> listeners_;
+  std::vector<FlowFailed> failed_listeners_;
+  bool stopped_ = false;
   std::vector<LinkUsage> links_;
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
   // Routes by source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.

@@ -46,6 +46,11 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
     }
 }
 
+void Transfers::resend(const FlowInfo& flow) {
+  const MessageKey key{flow.dst_gpu, flow.tag};
+  if (const auto it = entries_.find(key); it != entries_.end() && !it->second.done) start(key);
+}
+
 void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits,
                           std::int64_t channel) {
   Entry& entry = entries_[key];

@@ -62,6 +62,9 @@ class Transfers {
   /// and waits on a condition variable instead.
   FlowSpan wait(const MessageKey& key, bool as_sender, bool keep_activities_running = false);
   Network& network() { return network_; }
+  /// Starts again the flow of a message whose flow a link going down cut (--on-failure wait): its
+  /// sides go on waiting for it.
+  void resend(const FlowInfo& flow);
   /// Network listener: a message's flow has ended.
   void flow_ended(const FlowInfo& flow, double start, double end);
 

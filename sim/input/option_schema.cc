@@ -262,6 +262,10 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "comm-sm-fraction", .section = "sim", .commands = kSim, .type = Number,
        .bounds = interval(0, false, 1, true), .default_text = "0",
        .help = "share of the SMs communication takes in an overlapped F&B pair (DeepSeek-V3: 20/132)"},
+      {.flag = "on-failure", .section = "sim", .commands = kSim, .type = Choice, .choices = {"fail", "wait"},
+       .default_text = "fail",
+       .help = "when a link's state profile cuts a flow: fail the job (exit 4, failure.json) or resend the flow once "
+               "the link is on again; a host going down always fails it (SimGrid kills its actors)"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,
@@ -298,6 +302,16 @@ std::vector<OptionSpec> build_schema() {
        .required = {PlatformInfo}, .positional = true},
       {.flag = "route", .commands = {PlatformInfo}, .type = HostPair,
        .help = "two host names, e.g. --route node0-gpu0 node1-gpu0"},
+      {.flag = "file", .commands = {PlatformPerturb}, .type = Path, .help = "a SimGrid platform file (DTD 4.1)",
+       .required = {PlatformPerturb}, .positional = true},
+      {.flag = "slow-gpu", .commands = {PlatformPerturb}, .type = Texts,
+       .help = "HOST=F@T: the GPU at F (0 < F <= 1) of its speed from T seconds on (a speed_file)"},
+      {.flag = "degrade-link", .commands = {PlatformPerturb}, .type = Texts,
+       .help = "LINK=F@T: the link at F (0 < F <= 1) of its declared bandwidth from T seconds on (a bandwidth_file)"},
+      {.flag = "fail", .commands = {PlatformPerturb}, .type = Texts,
+       .help = "NAME@T or NAME@T..T2: the host or link off from T seconds, on again at T2 (a state_file)"},
+      {.flag = "out", .commands = {PlatformPerturb}, .type = Text,
+       .help = "DIR: DIR/platform.xml and its profile files beside it", .required = {PlatformPerturb}},
 
       // --- run and sweep ----------------------------------------------------------------------------
       {.flag = "file", .commands = {Run}, .type = Path,
@@ -362,6 +376,8 @@ std::string_view command_name(Command command) {
       return "check";
     case Command::PlatformGen:
       return "platform gen";
+    case Command::PlatformPerturb:
+      return "platform perturb";
     case Command::PlatformInfo:
       return "platform info";
     case Command::Run:

@@ -13,7 +13,9 @@
 namespace pipegrid::input {
 
 /// The commands whose options the schema declares.
-enum class Command : std::uint8_t { Simulate, Schedule, Check, PlatformGen, PlatformInfo, Run, Sweep, Pitfalls, Report };
+enum class Command : std::uint8_t {
+  Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls, Report
+};
 std::string_view command_name(Command command);
 
 /// A set of commands, as a bit mask.
@@ -38,6 +40,7 @@ enum class ValueType : std::uint8_t {
   Flag,      // on or off (a command-line flag without a value; true/false in TOML)
   Path,      // a file the run reads: its content is part of a sweep configuration's identity
   HostPair,  // two names (platform info --route A B)
+  Texts,     // texts, the flag repeated (platform perturb --fail A@1 --fail B@2)
 };
 
 /// The allowed range of a number. An unbounded side is ±infinity; every number must also be finite.

@@ -110,6 +110,8 @@ Value parse_value(const OptionSpec& option, std::string_view text) {
       if (text == "true") return true;
       if (text == "false") return false;
       throw BrokenRule{"expected true or false"};
+    case ValueType::Texts:
+      return std::vector<std::string>{std::string(text)};
     case ValueType::HostPair: {
       const std::size_t space = text.find(' ');
       if (space == std::string_view::npos || space == 0 || space + 1 == text.size() ||
@@ -137,6 +139,16 @@ Value toml_value(const OptionSpec& option, const toml::node& node) {
     case ValueType::Flag:
       if (!node.is_boolean()) throw expected("a boolean");
       return node.as_boolean()->get();
+    case ValueType::Texts: {
+      const toml::array* texts = node.as_array();
+      std::vector<std::string> values;
+      for (std::size_t i = 0; texts && i < texts->size(); ++i) {
+        if (!texts->get(i)->is_string()) throw expected("an array of strings");
+        values.push_back(texts->get(i)->as_string()->get());
+      }
+      if (!texts) throw expected("an array of strings");
+      return values;
+    }
     case ValueType::HostPair: {
       const toml::array* pair = node.as_array();
       if (!pair || pair->size() != 2 || !pair->get(0)->is_string() || !pair->get(1)->is_string())

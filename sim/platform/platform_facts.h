@@ -77,6 +77,17 @@ struct ClusterFacts {
   int line = 0;
 };
 
+/// What a profile of a host or link drives: a host's speed (a factor of its peak), or whether a host
+/// or link is on (value > 0) or off.
+enum class ProfileOf { HostSpeed, HostState, LinkState };
+
+struct ResourceProfile {
+  std::string resource;  // host or link name
+  ProfileOf of = ProfileOf::HostSpeed;
+  std::string text;      // the profile as SimGrid reads it (the file's content or the <trace>'s)
+  int line = 0;
+};
+
 /// A platform file as read_platform checked it: every route names known netpoints and links, GPU
 /// names and (node, gpu) pairs are unique, there is at least one GPU. The GPUs are in the order the
 /// executor places ranks on them; the rest keeps the file's order. The two indexes are filled by
@@ -111,6 +122,11 @@ struct PlatformFacts {
 
   std::unordered_map<std::string, std::size_t> link_index;  // name → position in links
   std::unordered_map<std::string, std::size_t> gpu_index;   // name → position in gpus
+
+  /// The time-varying profiles SimGrid applies to hosts and links (a speed_file, a state_file, a
+  /// <trace_connect>), in file order; bandwidth and latency profiles are in profile_files only.
+  std::vector<ResourceProfile> resource_profiles;
+  bool has_profile(std::string_view resource, ProfileOf of) const;
 };
 
 }  // namespace pipegrid::platform

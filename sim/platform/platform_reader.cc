@@ -26,11 +26,6 @@ namespace pipegrid::platform {
 namespace {
 
 
-// Hosts compute at their peak speed, one op at a time, as a wait of flops / speed: a profile that
-// changes their speed or turns them off would be silently ignored, so it is refused instead.
-constexpr const char* kHostProfileRule =
-    "host speed and state profiles are not simulated yet (a GPU computes at its peak speed, always on)";
-
 // SimGrid 3.32's routings (sg_platf_new_Zone_begin, compared without case). In the first four a
 // route is a declared <route> (or chain of them): RouteReach knows them before SimGrid loads.
 constexpr std::string_view kDeclaredRoutings[] = {"Full", "Floyd", "Dijkstra", "DijkstraCache"};
@@ -65,7 +60,7 @@ class Reader {
       } else if (name == "trace") {
         read_trace(child);
       } else if (name == "trace_connect") {
-        refuse_trace_connect(child);
+        read_trace_connect(child);
       } else {
         refuse(child);
       }
@@ -73,6 +68,10 @@ class Reader {
     for (const auto& [route, zone] : route_nodes_) read_route(route, zone);
     for (const auto& [route, zone] : zone_route_nodes_) read_zone_route(route, zone);
     for (const pugi::xml_node& node : host_link_nodes_) read_host_link(node);
+    for (const auto& [node, host] : connected_hosts_)
+      if (!netpoint_lines_.contains(host) ||
+          std::find(facts_.routers.begin(), facts_.routers.end(), host) != facts_.routers.end())
+        source_.fail(node, fmt::format("<trace_connect kind=\"{}\">: no host {}", node.attribute("kind").value(), host));
     infer_gpus(source_.path(), hosts_, facts_);
   }
 
@@ -130,7 +129,7 @@ class Reader {
                name == "bypassRoute")
         zone_route_nodes_.emplace_back(child, index), facts_.routes_declared = false;
       else if (name == "trace") read_trace(child);
-      else if (name == "trace_connect") refuse_trace_connect(child);
+      else if (name == "trace_connect") read_trace_connect(child);
       else if (name == "peer")
         source_.fail(child, "<peer> is not read by pipegrid: declare the Vivaldi zone's hosts with <host coordinates> "
                             "and their links");
@@ -185,8 +184,8 @@ class Reader {
     add_link(node, std::move(link));
   }
 
-  // A profile file named by an attribute: found where SimGrid looks, and well-formed.
-  void read_profile_file(const pugi::xml_node& node, const std::string& what, const char* attribute, ProfileKind kind) {
+  // A profile file named by an attribute: found where SimGrid looks, and well-formed; its text.
+  std::string read_profile_file(const pugi::xml_node& node, const std::string& what, const char* attribute, ProfileKind kind) {
     const std::string name = node.attribute(attribute).value();
     if (name.empty()) source_.fail(node, fmt::format("{}: {} names no file", what, attribute));
     if (std::filesystem::path(name).is_absolute())
@@ -197,37 +196,67 @@ class Reader {
     if (!found)
       source_.fail(node, fmt::format("{}: {} {}: no such file in the working directory or beside the platform file",
                                      what, attribute, name));
+    // SimGrid 3.32 keeps its profiles by file name ("Refusing to define trace … twice").
+    if (std::find(facts_.profile_files.begin(), facts_.profile_files.end(), *found) != facts_.profile_files.end())
+      source_.fail(node, fmt::format("{}: {} {}: SimGrid 3.32 reads a profile file for one resource only; give each "
+                                     "its own copy",
+                                     what, attribute, name));
     std::ifstream in(*found, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     if (const std::string rule = profile_rule(text.str(), kind); !rule.empty())
       source_.fail(node, fmt::format("{}: {} {}: {}", what, attribute, name, rule));
     facts_.profile_files.push_back(*found);
+    return text.str();
   }
 
-  // <trace id periodicity [file]>content</trace>: read as SimGrid reads it, checked for form only,
-  // since nothing it may be connected to is simulated yet (see refuse_trace_connect).
+  // <trace id periodicity [file]>content</trace>: read as SimGrid reads it, checked for form here
+  // and for its values where it is connected (read_trace_connect). A periodicity above 0 loops it.
   void read_trace(const pugi::xml_node& node) {
-    const std::string what = fmt::format("trace {}", id_of(node));
+    const std::string id = id_of(node), what = fmt::format("trace {}", id);
     if (node.attribute("periodicity").empty()) source_.fail(node, what + ": needs a periodicity");
+    std::string content = node.child_value();
     if (!node.attribute("file").empty()) {
-      read_profile_file(node, what, "file", ProfileKind::Any);
-      return;
+      content = read_profile_file(node, what, "file", ProfileKind::Any);
+    } else {
+      if (content.find_first_not_of(" \t\r\n") == std::string::npos)
+        source_.fail(node, what + ": has neither content nor a file");
+      if (const std::string rule = profile_rule(content, ProfileKind::Any); !rule.empty())
+        source_.fail(node, fmt::format("{}: {}", what, rule));
     }
-    const std::string content = node.child_value();
-    if (content.find_first_not_of(" \t\r\n") == std::string::npos)
-      source_.fail(node, what + ": has neither content nor a file");
-    if (const std::string rule = profile_rule(content, ProfileKind::Any); !rule.empty())
-      source_.fail(node, fmt::format("{}: {}", what, rule));
+    if (node.attribute("periodicity").as_double() > 0)
+      content = fmt::format("PERIODICITY {}\n{}", node.attribute("periodicity").value(), content);
+    traces_[id] = std::move(content);
   }
 
-  [[noreturn]] void refuse_trace_connect(const pugi::xml_node& node) const {
+  // A host's speed or state from a <trace>. SimGrid 3.32 connects traces once the whole file is read,
+  // when its links are sealed already: a link's profile must be an attribute of the link.
+  void read_trace_connect(const pugi::xml_node& node) {
     const std::string kind = node.attribute("kind").as_string("HOST_AVAIL");
-    const bool link = kind == "LINK_AVAIL" || kind == "BANDWIDTH" || kind == "LATENCY";
-    source_.fail(node, link ? fmt::format("<trace_connect kind=\"{}\">: SimGrid 3.32 cannot connect a trace to a link "
-                                          "(the link is sealed first); give the link a bandwidth_file or latency_file",
-                                          kind)
-                            : fmt::format("<trace_connect kind=\"{}\">: {}", kind, kHostProfileRule));
+    const std::string what = fmt::format("<trace_connect kind=\"{}\">", kind);
+    if (kind == "LINK_AVAIL" || kind == "BANDWIDTH" || kind == "LATENCY")
+      source_.fail(node, fmt::format("{}: SimGrid 3.32 cannot connect a trace to a link (the link is sealed first); "
+                                     "give the link a {}",
+                                     what, kind == "LINK_AVAIL" ? "state_file" : "bandwidth_file or latency_file"));
+    if (kind != "SPEED" && kind != "HOST_AVAIL")
+      source_.fail(node, fmt::format("{}: kind must be SPEED, HOST_AVAIL, BANDWIDTH, LATENCY or LINK_AVAIL", what));
+    const std::string trace = node.attribute("trace").value(), host = node.attribute("element").value();
+    const auto it = traces_.find(trace);
+    if (it == traces_.end()) source_.fail(node, fmt::format("{}: no <trace> {} before it", what, trace));
+    const bool speed = kind == "SPEED";
+    if (const std::string rule = profile_rule(it->second, speed ? ProfileKind::Speed : ProfileKind::State); !rule.empty())
+      source_.fail(node, fmt::format("{}: trace {}: {}", what, trace, rule));
+    add_profile(node, host, speed ? ProfileOf::HostSpeed : ProfileOf::HostState, it->second);
+    connected_hosts_.emplace_back(node, host);
+  }
+
+  // SimGrid 3.32 asserts on a second profile of one kind on one resource.
+  void add_profile(const pugi::xml_node& node, const std::string& resource, ProfileOf of, std::string text) {
+    for (const ResourceProfile& other : facts_.resource_profiles)
+      if (other.resource == resource && other.of == of)
+        source_.fail(node, fmt::format("{}: a second {} profile (the first at line {})", resource,
+                                       of == ProfileOf::HostSpeed ? "speed" : "state", other.line));
+    facts_.resource_profiles.push_back({resource, of, std::move(text), source_.line_of(node)});
   }
 
   [[noreturn]] void refuse(const pugi::xml_node& node) const {
@@ -266,9 +295,13 @@ class Reader {
     const std::string id = add_netpoint(node, zone);
     HostRecord host{id, first_pstate_speed(source_, node, fmt::format("host {}: speed", id), node.attribute("speed").value()),
                     {}, source_.line_of(node), -1, 0};
-    for (const char* profile : {"speed_file", "state_file", "availability_file"})
-      if (!node.attribute(profile).empty())
-        source_.fail(node, fmt::format("host {}: {}: {}", id, profile, kHostProfileRule));
+    // availability_file is SimGrid's old name of speed_file: a factor of the peak speed.
+    for (const char* profile : {"speed_file", "availability_file", "state_file"})
+      if (!node.attribute(profile).empty()) {
+        const bool state = std::string_view(profile) == "state_file";
+        add_profile(node, id, state ? ProfileOf::HostState : ProfileOf::HostSpeed,
+                    read_profile_file(node, "host " + id, profile, state ? ProfileKind::State : ProfileKind::Speed));
+      }
     for (const pugi::xml_node& prop : node.children("prop"))
       host.props[prop.attribute("id").value()] = {prop.attribute("value").value(), source_.line_of(prop)};
     hosts_.push_back(std::move(host));
@@ -291,8 +324,17 @@ class Reader {
                                        parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
     link.latency =
         latency_value(source_, node, fmt::format("link {}: latency", link.name), node.attribute("latency").as_string("0"));
-    if (!node.attribute("state_file").empty())
-      source_.fail(node, fmt::format("link {}: state_file: turning links off and on is not simulated yet", link.name));
+    if (!node.attribute("state_file").empty()) {
+      // SimGrid 3.32 gives a SPLITDUPLEX link's state event to both directions, which do not know it:
+      // xbt_die("Unknown event!") in NetworkCm02Link::apply_event.
+      if (std::string_view(node.attribute("sharing_policy").value()) == "SPLITDUPLEX" ||
+          std::string_view(node.attribute("sharing_policy").value()) == "FULLDUPLEX")
+        source_.fail(node, fmt::format("link {}: state_file: SimGrid 3.32 aborts on the state profile of a SPLITDUPLEX "
+                                       "link; give a state_file to SHARED or FATPIPE links",
+                                       link.name));
+      add_profile(node, link.name, ProfileOf::LinkState,
+                  read_profile_file(node, "link " + link.name, "state_file", ProfileKind::State));
+    }
     for (const auto& [attribute, kind] : {std::pair{"bandwidth_file", ProfileKind::Bandwidth},
                                           std::pair{"latency_file", ProfileKind::Latency}})
       if (!node.attribute(attribute).empty())
@@ -426,6 +468,8 @@ class Reader {
   std::vector<std::pair<pugi::xml_node, int>> zone_route_nodes_;
   std::vector<pugi::xml_node> host_link_nodes_;
   std::vector<HostRecord> hosts_;  // in file order, GPUs or not
+  std::map<std::string, std::string> traces_;                 // <trace> id → its profile text
+  std::vector<std::pair<pugi::xml_node, std::string>> connected_hosts_;  // by <trace_connect>, checked at the end
   std::map<std::string, int> netpoint_lines_;
   std::map<std::string, int> zone_lines_;
   std::unordered_map<std::string, int> zone_index_;
@@ -444,6 +488,11 @@ const LinkFacts* PlatformFacts::find_link(std::string_view name) const {
 const GpuHost* PlatformFacts::find_gpu(std::string_view name) const {
   const auto it = gpu_index.find(std::string(name));
   return it == gpu_index.end() ? nullptr : &gpus[it->second];
+}
+
+bool PlatformFacts::has_profile(std::string_view resource, ProfileOf of) const {
+  return std::any_of(resource_profiles.begin(), resource_profiles.end(),
+                     [&](const ResourceProfile& p) { return p.resource == resource && p.of == of; });
 }
 
 bool PlatformFacts::has_host(std::string_view name) const {

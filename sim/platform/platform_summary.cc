@@ -78,6 +78,18 @@ std::string sharing_note(const std::string& policy, double bandwidth) {
 
 }  // namespace
 
+// The time-varying profiles, by what they drive: what a perturbed platform changes.
+static void describe_profiles(std::ostream& out, const PlatformFacts& facts) {
+  for (const auto& [of, what] : {std::pair{ProfileOf::HostSpeed, "host speed"}, std::pair{ProfileOf::HostState, "host state"},
+                                 std::pair{ProfileOf::LinkState, "link state"}}) {
+    std::vector<std::string> names;
+    for (const ResourceProfile& profile : facts.resource_profiles)
+      if (profile.of == of) names.push_back(profile.resource);
+    if (!names.empty()) out << fmt::format("{} profiles: {}\n", what, some_names(names));
+  }
+  if (!facts.profile_files.empty()) out << fmt::format("profile files: {}\n", facts.profile_files.size());
+}
+
 void describe_platform(std::ostream& out, const PlatformFacts& facts) {
   out << fmt::format("platform: {}\n", facts.path);
   out << fmt::format("GPUs: {} on {} node{}, {}\n", facts.gpus.size(), facts.nodes, facts.nodes == 1 ? "" : "s",
@@ -120,6 +132,7 @@ void describe_platform(std::ostream& out, const PlatformFacts& facts) {
                          format_time(link.latency), link.sharing_policy, link.line);
     }
   }
+  describe_profiles(out, facts);
 }
 
 void describe_route(std::ostream& out, const PlatformFacts& facts, const SimRoute& route) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace pipegrid::platform {
@@ -43,6 +44,12 @@ std::string value_rule(ProfileKind kind, double value) {
       return value > 0 ? "" : "a bandwidth must be positive";
     case ProfileKind::Latency:
       return value >= 0 ? "" : "a latency must not be negative";
+    // SimGrid 3.32 skips a negative value without a word (EngineImpl::solve), and a host at speed 0
+    // would hold its computation for ever.
+    case ProfileKind::Speed:
+      return value > 0 ? "" : "a speed factor must be positive (1 is the host's declared speed)";
+    case ProfileKind::State:
+      return value == 0 || value == 1 ? "" : "a state must be 1 (on) or 0 (off)";
     case ProfileKind::Any:
       return "";
   }
@@ -91,6 +98,42 @@ std::string profile_rule(std::string_view text, ProfileKind kind) {
     return fmt::format("PERIODICITY {} is shorter than the last date {}", *periodicity, last_date);
   if (loop_after && *loop_after < 0) return "LOOPAFTER must not be negative";
   return "";
+}
+
+namespace {
+// The DATE VALUE lines of a checked profile, and whether it has a PERIODICITY or LOOPAFTER line.
+std::vector<std::pair<double, double>> dated_values(std::string_view text, bool& repeats) {
+  std::vector<std::pair<double, double>> out;
+  repeats = false;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim(text.substr(begin, end - begin));
+    begin = end + 1;
+    const std::vector<std::string_view> w = words(line);
+    if (w.empty() || w[0].front() == '#' || w[0].front() == '%') continue;
+    // SimGrid loops on a PERIODICITY above 0 and on any LOOPAFTER (LegacyUpdateCb).
+    if (w[0] == "PERIODICITY") repeats = repeats || (w.size() == 2 && number(w[1]).value_or(0) > 0);
+    else if (w[0] == "LOOPAFTER") repeats = true;
+    else if (w.size() == 2) out.emplace_back(number(w[0]).value_or(0), number(w[1]).value_or(0));
+  }
+  return out;
+}
+}  // namespace
+
+bool profile_repeats(std::string_view text) {
+  bool repeats = false;
+  dated_values(text, repeats);
+  return repeats;
+}
+
+std::vector<double> state_on_dates(std::string_view text) {
+  bool repeats = false;
+  std::vector<double> dates;
+  for (const auto& [date, value] : dated_values(text, repeats))
+    if (value > 0) dates.push_back(date);
+  return dates;
 }
 
 std::optional<std::string> locate_profile(const std::string& name, const std::string& platform_path) {

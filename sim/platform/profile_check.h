@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pipegrid::platform {
 
@@ -14,6 +15,8 @@ namespace pipegrid::platform {
 enum class ProfileKind {
   Bandwidth,  // bytes/s, positive
   Latency,    // seconds, not negative
+  Speed,      // a factor of a host's peak speed, positive
+  State,      // 1 on, 0 off
   Any,        // a <trace> not connected to anything yet: finite values
 };
 
@@ -23,6 +26,14 @@ enum class ProfileKind {
 /// last date) or `LOOPAFTER D` (D not negative), not both. Stochastic profiles are refused: SimGrid
 /// draws them from its own random stream, which pipegrid's results would then depend on.
 std::string profile_rule(std::string_view text, ProfileKind kind);
+
+/// Whether a checked profile repeats: SimGrid 3.32 loops it on a PERIODICITY above 0 or any
+/// LOOPAFTER (ProfileBuilder.cpp, LegacyUpdateCb).
+bool profile_repeats(std::string_view text);
+
+/// The dates at which a checked state profile turns its resource on (value > 0), in order; its first
+/// pass only (see profile_repeats).
+std::vector<double> state_on_dates(std::string_view text);
 
 /// Where SimGrid 3.32 opens a profile named `name` in platform file `platform_path`: the working
 /// directory first, then the platform file's directory; nullopt when neither has it. An absolute name

@@ -1,5 +1,6 @@
 #include "sim/run/simulation_job.h"
 
+#include <fmt/format.h>
 #include <fstream>
 
 #include "common/version.h"
@@ -40,6 +41,11 @@ SimulationOutcome run_simulation(const input::OptionValues& values) {
     return outcome;
   }
   outcome.result = sim::simulate(run.input);
+  if (outcome.result.failure_report) {
+    outcome.failure = *outcome.result.failure_report +
+                      (run.input.out_dir.empty() ? "" : fmt::format("; wrote {}/failure.json", run.input.out_dir));
+    return outcome;
+  }
   if (outcome.result.deadlock_report) {
     outcome.deadlock = outcome.result.deadlock_report;
     outcome.wrote_deadlock_json = !run.input.out_dir.empty();

@@ -16,6 +16,9 @@ struct SimulationOutcome {
   ResolvedRun run;
   std::optional<std::string> deadlock;  // the cycle of waits (exit code 3), static or found by SimGrid
   bool wrote_deadlock_json = false;
+  /// A host or link went down and ended the job (exit code 4): the one line; failure.json and the
+  /// traces up to the failure are written, summary.json and links.csv are not (the step never ended).
+  std::optional<std::string> failure;
   sim::SimulationResult result;
   nlohmann::json summary;  // summary.json, when the run finished
 };

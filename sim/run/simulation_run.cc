@@ -19,6 +19,7 @@
 #include "sim/exec/needed_routes.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_xml.h"
+#include "sim/platform/profile_check.h"
 #include "sim/platform/route_reach.h"
 #include "sim/run/comm_options.h"
 #include "sim/run/compute_costs.h"
@@ -215,6 +216,32 @@ Schedule schedule_of(const OptionValues& v, std::optional<std::string>& compute_
   return schedule;
 }
 
+// The platform's host and link profiles as the executor uses them; what --on-failure wait cannot wait
+// for is refused here, before SimGrid starts.
+static void resolve_profiles(const platform::PlatformFacts& facts, sim::SimulationInput& in) {
+  const bool wait = in.options.on_failure == sim::OnFailure::Wait;
+  for (const platform::ResourceProfile& profile : facts.resource_profiles) {
+    switch (profile.of) {
+      case platform::ProfileOf::HostSpeed:
+        in.speed_profiled_hosts.push_back(profile.resource);
+        break;
+      case platform::ProfileOf::HostState:
+        if (wait && facts.find_gpu(profile.resource))
+          throw InputError(fmt::format("--on-failure wait: host {} has a state profile, and a host going down kills "
+                                       "its actors in SimGrid, so its GPU cannot wait; use --on-failure fail",
+                                       profile.resource));
+        break;
+      case platform::ProfileOf::LinkState:
+        if (wait && platform::profile_repeats(profile.text))
+          throw InputError(fmt::format("--on-failure wait: the state profile of link {} repeats (PERIODICITY or "
+                                       "LOOPAFTER); pipegrid waits only for a profile that does not",
+                                       profile.resource));
+        in.link_up_dates[profile.resource] = platform::state_on_dates(profile.text);
+        break;
+    }
+  }
+}
+
 ResolvedRun resolve_simulation(const OptionValues& v) {
   v.check_required();
   ResolvedRun run;
@@ -284,6 +311,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.platform_file = platform_file;
   in.default_network_model = facts.network_model_defaulted;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
+  in.options.on_failure = v.text("on-failure") == "wait" ? sim::OnFailure::Wait : sim::OnFailure::Fail;
+  resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
   run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
@@ -318,7 +347,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"dp_comm", v.text("dp-comm")},
                 {"trace", v.text("trace")},
                 {"link_window", in.link_window},
-                {"link_timeline", in.link_timeline}}}};
+                {"link_timeline", in.link_timeline},
+                {"on_failure", v.text("on-failure")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one

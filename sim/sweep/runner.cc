@@ -114,6 +114,7 @@ std::string run_status(int wait_status, double seconds, double timeout) {
     case kExitOk: return "ok";
     case kExitInputError: return "invalid";
     case kExitDeadlock: return "deadlock";
+    case kExitPlatformFailed: return "platform-failed";
     default: return "error";
   }
 }

@@ -1,0 +1,53 @@
+#include "sim/cli/platform_perturb.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "common/exit_codes.h"
+#include "common/input_error.h"
+#include "sim/cli/command_options.h"
+#include "sim/platform/perturb.h"
+
+namespace pipegrid::cli {
+
+namespace {
+
+int run_perturb(const input::OptionValues& v) {
+  using Kind = platform::Perturbation::Kind;
+  v.check_required();
+  std::vector<platform::Perturbation> perturbations;
+  for (const auto& [kind, flag] : {std::pair{Kind::SlowGpu, "slow-gpu"}, std::pair{Kind::DegradeLink, "degrade-link"},
+                                   std::pair{Kind::Fail, "fail"}})
+    for (const std::string& text : v.names(flag)) perturbations.push_back(platform::parse_perturbation(kind, text));
+  const std::string& out = v.text("out");
+  const platform::PerturbedPlatform perturbed = platform::perturb_platform(v.text("file"), perturbations);
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::create_directories(out, error);
+  if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
+  // Profiles are named relative to the platform file, where SimGrid looks for them.
+  for (const auto& [name, content] : perturbed.files) {
+    const fs::path path = fs::path(out) / name;
+    fs::create_directories(path.parent_path(), error);
+    std::ofstream(path, std::ios::binary) << content;
+  }
+  std::ofstream(fs::path(out) / "platform.xml", std::ios::binary) << perturbed.xml;
+  for (const std::string& note : perturbed.notes) std::cout << note << '\n';
+  std::cout << fmt::format("wrote {}/platform.xml and {} profile file{} beside it\n", out, perturbed.files.size(),
+                           perturbed.files.size() == 1 ? "" : "s");
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_perturb(CLI::App& platform, std::function<int()>& run) {
+  CLI::App* perturb = platform.add_subcommand(
+      "perturb", "Write a platform file with SimGrid profiles: a GPU slowed, a link degraded, a host or link failing");
+  auto options = std::make_shared<CommandOptions>(*perturb, input::Command::PlatformPerturb);
+  perturb->callback([&run, options] { run = [options] { return run_perturb(options->values()); }; });
+}
+
+}  // namespace pipegrid::cli
