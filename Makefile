@@ -38,7 +38,7 @@ demo: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (RelWithDebInfo, assertions
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g1, assertions
 # on) in its own build directory; any report fails the test that made it.
 SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
