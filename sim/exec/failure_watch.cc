@@ -15,29 +15,6 @@ namespace {
 // simulation running, if any (one engine per process).
 FailureWatch* current_watch = nullptr;
 
-std::string_view flow_kind_name(FlowKind kind) {
-  switch (kind) {
-    case FlowKind::PipelineP2p: return "p2p";
-    case FlowKind::TensorAllReduce: return "tp-allreduce";
-    case FlowKind::DataAllReduce: return "dp-allreduce";
-    case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
-    case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
-    case FlowKind::ExpertAllToAll: return "all-to-all";
-    case FlowKind::OptimizerCheck: return "optimizer-check";
-  }
-  return "?";
-}
-
-char kind_letter_of(Kind kind) {
-  switch (kind) {
-    case Kind::F: return 'F';
-    case Kind::B: return 'B';
-    case Kind::I: return 'I';
-    case Kind::W: return 'W';
-  }
-  return '?';
-}
-
 // The cut list of the one line: its first few entries, then how many more.
 constexpr std::size_t kCutsInLine = 4;
 
@@ -74,7 +51,7 @@ std::string FailureWatch::op_text(int gpu) const {
   std::string text;
   const Op& op = program[account.position];
   for (int i = 0; i < op.size(); ++i)
-    text += fmt::format("{}{} s{} m{}", i ? "+" : "", kind_letter_of(op[i].kind), op[i].stage, op[i].microbatch);
+    text += fmt::format("{}{} s{} m{}", i ? "+" : "", kind_letter(op[i].kind), op[i].stage, op[i].microbatch);
   return fmt::format("{} {} (step {})", account.computing ? "computing" : "waiting at", text,
                      account.step_ends.size());
 }

@@ -130,6 +130,19 @@ std::pair<double, double> Network::collective_bandwidth_and_latency(int src_gpu,
   return {in_one_node(src_gpu, dst_gpu) ? bandwidth * nvlink_efficiency_ : bandwidth, latency};
 }
 
+std::string_view flow_kind_name(FlowKind kind) {
+  switch (kind) {
+    case FlowKind::PipelineP2p: return "p2p";
+    case FlowKind::TensorAllReduce: return "tp-allreduce";
+    case FlowKind::DataAllReduce: return "dp-allreduce";
+    case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
+    case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
+    case FlowKind::ExpertAllToAll: return "all-to-all";
+    case FlowKind::OptimizerCheck: return "optimizer-check";
+  }
+  return "?";
+}
+
 namespace {
 // The flows of NCCL collectives; p2p, all-to-all (DeepEP's own kernels) and the optimizer's check are not.
 bool is_collective(FlowKind kind) {

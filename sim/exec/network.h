@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -29,6 +30,9 @@ enum class FlowKind : std::uint8_t {
   ExpertAllToAll,
   OptimizerCheck,  // post-validation's few bytes between neighbouring pipeline ranks
 };
+
+/// The kind as one word, as failure reports and deadlock.json name it: p2p, tp-allreduce, …
+std::string_view flow_kind_name(FlowKind kind);
 
 struct FlowInfo {
   FlowKind kind;

@@ -27,16 +27,7 @@ std::string what(const Job& job, const FlowInfo& flow) {
 
 // The awaited message as one word, for deadlock.json and the wait-for graph's labels.
 std::string action_of(const Job& job, const FlowInfo& flow) {
-  switch (flow.kind) {
-    case FlowKind::PipelineP2p: return what(job, flow);
-    case FlowKind::TensorAllReduce: return "tp-allreduce";
-    case FlowKind::DataAllReduce: return "dp-allreduce";
-    case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
-    case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
-    case FlowKind::ExpertAllToAll: return "all-to-all";
-    case FlowKind::OptimizerCheck: return "optimizer-check";
-  }
-  return "?";
+  return flow.kind == FlowKind::PipelineP2p ? what(job, flow) : std::string(flow_kind_name(flow.kind));
 }
 
 // A gradient collective in words (gradient_plan.h names them as the trace does).
