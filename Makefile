@@ -54,16 +54,15 @@ calibrate: build
 	/usr/bin/python3 experiments/calibration/calibrate.py --pipegrid $(PIPEGRID) --jobs $(JOBS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs, and a
-# sweep of 200 small configurations over every core. README quotes the numbers.
+# Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against
+# the plain SimGrid 1F1B loop (bench/executor_ratio.sh, about 4 minutes), and a sweep of 200 small
+# configurations over every core. README quotes the numbers.
 bench: build
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512
 	$(BUILD)/bench/bench_schedule_engine interleaved 64 512 4
 	$(BUILD)/bench/bench_schedule_engine 1f1b 512 8192
 	$(BUILD)/bench/bench_schedule_engine interleaved 512 8192 2
-	/usr/bin/time -f "megatron-1t on 3072 GPUs: %e s wall, %M KB peak RSS" $(PIPEGRID) simulate \
-	  --platform platforms/superpod-a100-384node.xml --schedule 1f1b --tp 8 --pp 64 --dp 6 --microbatches 512 \
-	  --model gpt-1t --recompute full --scatter-gather --tp-comm analytic --dp-comm flow --trace off
+	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/executor_ratio.sh
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 
 # libFuzzer harnesses built by clang with ASan and UBSan (tests/fuzz/README.md): each runs FUZZ_SECONDS
