@@ -14,6 +14,7 @@ packages=(
   libpugixml-dev                    # reading platform XML with line numbers, before SimGrid sees it
   nlohmann-json3-dev                # summary.json, --format json
   libtomlplusplus-dev               # experiment and sweep files
+  zlib1g-dev                        # trace.json.gz (--trace-json gzip): deflate, as gzip writes it
   python3-matplotlib python3-pandas # plots (experiments/plot/)
   chromium                          # a real browser: tests/report/browser_test.py loads the HTML report
   slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)

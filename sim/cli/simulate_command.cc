@@ -1,6 +1,7 @@
 #include "sim/cli/simulate_command.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <vector>
@@ -77,8 +78,12 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
   if (!in.out_dir.empty())
-    out << fmt::format("wrote {}/summary.json, links.csv, {}trace.csv, trace.json{}\n", in.out_dir,
-                       in.link_timeline ? "links_timeline.csv, " : "", platform != in.platform_file ? ", platform.xml" : "");
+    out << fmt::format("wrote {}/summary.json, links.csv, {}{}{}\n", in.out_dir,
+                       in.link_timeline ? "links_timeline.csv, " : "",
+                       in.trace == sim::TraceScope::Off                                ? "no trace"
+                       : std::filesystem::exists(in.out_dir + "/trace.json.gz") ? "trace.csv, trace.json.gz"
+                                                                                  : "trace.csv, trace.json",
+                       platform != in.platform_file ? ", platform.xml" : "");
 }
 
 }  // namespace

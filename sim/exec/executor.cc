@@ -67,9 +67,9 @@ SimulationResult simulate(const SimulationInput& input) {
   for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
 
   TraceWriter trace(input.out_dir, traced_gpus(input, placement),
-                    input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule));
+                    input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule), input.trace_json);
   Job* job_ptr = nullptr;
-  Network network(hosts);
+  Network network(hosts, input.link_window, input.link_timeline);
   if (rails) {
     std::vector<sg4::Host*> platform_hosts = hosts;
     std::vector<int> node_of_gpu;

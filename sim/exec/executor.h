@@ -23,7 +23,8 @@ struct SimulationInput {
   JobCosts costs;
   ExecOptions options;
   std::string out_dir;  // empty: write nothing
-  TraceScope trace = TraceScope::All;
+  TraceScope trace = TraceScope::Auto;
+  TraceJson trace_json = TraceJson::Auto;
   double link_window = 1e-3;  // --link-window: links.csv's peak and links_timeline.csv's windows, seconds
   bool link_timeline = false;  // --link-timeline: LinkReport::windows filled (for links_timeline.csv)
   /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run

@@ -335,12 +335,17 @@ class GpuRun {
     const CommFidelity fidelity = allreduces > 0 ? job_.options.tp_comm : CommFidelity::Off;
     if (fidelity != CommFidelity::Flow) {
       const double comm_seconds = fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0;
+      // Their interval is known when the wait ends; until then the links' fold keeps what it may need
+      // from the op's start (less a µs for the clock's rounding of the wait).
+      if (comm_seconds > 0) job_.network.hold_analytic(gpu_, sg4::Engine::get_clock() - 1e-6);
       execute(op, flops, comm_seconds);
       // The all-reduces ran last, back to back: the links' report counts what their rings carried.
       const double end = sg4::Engine::get_clock();
-      if (comm_seconds > 0)
+      if (comm_seconds > 0) {
         account_analytic_ring(job_.network, tp_group(), at_.tp, allreduces * bytes, RingPhases::AllReduce,
                               end - comm_seconds, end);
+        job_.network.release_analytic(gpu_);
+      }
       return;
     }
     const std::vector<int> group = tp_group();

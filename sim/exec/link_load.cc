@@ -76,7 +76,8 @@ struct Cumulative {
       changes.push_back({piece.start, piece_rate, 1});
       changes.push_back({piece.end, -piece_rate, -1});
     }
-    std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.time < b.time; });
+    // Stable: equal times keep the pieces' order, which the fold (load_fold.h) can reproduce.
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.time < b.time; });
     double current = 0, carried = 0;
     int pieces = 0;
     for (std::size_t i = 0; i < changes.size();) {

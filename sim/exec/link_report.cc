@@ -51,15 +51,15 @@ LinkReport link_report(const LinkUsage& usage, double window, bool timeline) {
   report.analytic_bytes = usage.analytic_bytes;
   report.flows = usage.flows;
   // Busy: with a flow on it, or carrying bytes (an analytic collective; a flow's pieces lie inside
-  // its busy periods already).
-  std::vector<std::pair<double, double>> busy = usage.busy_periods;
-  for (const LoadPiece& piece : usage.load) busy.emplace_back(piece.start, piece.end);
-  report.busy_time = covered_time(std::move(busy));
+  // its busy periods already). The load was folded at the network's window: it must be this one.
+  if (window != usage.load.width() || (timeline && !usage.load.timeline()))
+    throw std::logic_error("link_report: the links' load was folded at another window, or without the timeline");
+  LoadFold::Views views = usage.load.views();
+  report.busy_time = views.busy_time;
   report.window = window;
-  const BusiestWindow busiest = busiest_window(usage.load, window);
-  report.peak_bytes = busiest.bytes;
-  report.peak_start = busiest.start;
-  if (timeline) report.windows = bytes_per_window(usage.load, window);
+  report.peak_bytes = views.busiest.bytes;
+  report.peak_start = views.busiest.start;
+  if (timeline) report.windows = std::move(views.windows);
   return report;
 }
 

@@ -40,7 +40,8 @@ bool install_latency_scaling(double& factor) {
 Network* current_network = nullptr;
 }  // namespace
 
-Network::Network(std::vector<sg4::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()) {
+Network::Network(std::vector<sg4::Host*> gpu_hosts, double load_window, bool load_timeline)
+    : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()), load_window_(load_window), load_timeline_(load_timeline) {
   // SimGrid 3.32 reports an activity's completion in maestro, at its simulated end and whether or not
   // anyone waits for it, only when maestro started it (EngineImpl::handle_ended_actions); flows are
   // therefore started from maestro (start_flow). Completions arrive in simulated-time order, which is
@@ -76,6 +77,7 @@ int Network::link_index(sg4::Link* link) {
     links_.emplace_back();
     links_.back().link = link;
     links_.back().bandwidth = link->get_bandwidth();
+    links_.back().load = LoadFold(load_window_, load_timeline_);
   }
   return index->second;
 }
@@ -186,35 +188,39 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) 
   return comm;
 }
 
-namespace {
-// A busy period, merged into the last one when it overlaps it (a link's periods mostly come in order).
-void add_busy(std::vector<std::pair<double, double>>& periods, double start, double end) {
-  if (!periods.empty() && start >= periods.back().first && start <= periods.back().second) {
-    periods.back().second = std::max(periods.back().second, end);
-    return;
-  }
-  periods.emplace_back(start, end);
-}
-}  // namespace
-
 // Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
 // flow left has none, whatever the sum of the changes' roundings says.
 void Network::change_rate(LinkUsage& usage, double change, double at) {
   if (usage.rate > 0 && at > usage.rate_since)
-    add_load(usage.load, {usage.rate_since, at, usage.rate * (at - usage.rate_since)});
+    usage.load.add({usage.rate_since, at, usage.rate * (at - usage.rate_since)});
   usage.rate = usage.active_flows == 0 ? 0 : std::max(0.0, usage.rate + change);
   usage.rate_since = at;
+}
+
+// The bound the fold needs (load_fold.h), once a link holds many unfolded pieces. A flow's piece on a
+// link starts where the link's open piece does (rate_since) or at a sample (≥ last_sample_), except
+// the piece of a flow never seen to carry anything, spread over its life (≥ uncarried_since_); an
+// analytic piece starts at or after the clock when accounted, or after a hold. A busy period starts
+// at busy_since while flows are on the link, else at a flow's start to come.
+void Network::fold_load(LinkUsage& usage) {
+  constexpr std::size_t kFoldAfter = 64;
+  if (usage.load.buffered() < kFoldAfter) return;
+  double horizon = std::min({last_sample_, uncarried_since_, analytic_holds_.earliest()});
+  if (usage.rate > 0) horizon = std::min(horizon, usage.rate_since);
+  usage.load.fold(horizon, usage.active_flows > 0 ? std::min(horizon, usage.busy_since) : horizon);
 }
 
 void Network::sample_flows() {
   const double now = sg4::Engine::get_clock();
   if (now <= last_sample_) return;
   const double elapsed = now - last_sample_;
+  uncarried_since_ = now;
   for (ActiveFlow& flow : in_flight_) {
     const double remaining = flow.comm->get_remaining();
     const double bytes = std::max(0.0, (flow.remaining - remaining) * flow.scale);
     flow.remaining = remaining;
     flow.carried += bytes;
+    if (flow.carried <= 0) uncarried_since_ = std::min(uncarried_since_, flow.start);
     const double rate = bytes / elapsed;
     if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
     for (int index : flow.route->links) {
@@ -230,6 +236,7 @@ void Network::sample_flows() {
     change_rate(usage, usage.rate_change, last_sample_);
     usage.rate_change = 0;
     usage.rate_changed = false;
+    fold_load(usage);
   }
   changed_links_.clear();
   last_sample_ = now;
@@ -246,7 +253,8 @@ void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double st
     LinkUsage& usage = links_[index];
     usage.bytes += bytes;
     usage.analytic_bytes += bytes;
-    add_load(usage.load, {start, end, bytes});  // its busy period is the piece's (link_report)
+    usage.load.add({start, end, bytes});  // its busy period is the piece's
+    fold_load(usage);
   }
 }
 
@@ -271,15 +279,16 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
     LinkUsage& usage = links_[index];
     if (--usage.active_flows == 0) {
       usage.busy_time += end - usage.busy_since;
-      add_busy(usage.busy_periods, usage.busy_since, end);
+      usage.load.add_busy(usage.busy_since, end);
     }
     change_rate(usage, -flow.rate, end);
     if (!finished) {
       usage.bytes -= std::max(0.0, left);
       --usage.flows;
     } else if (left > 0) {
-      add_load(usage.load, flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
+      usage.load.add(flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
     }
+    fold_load(usage);
   }
   // before the listeners, who may start flows
   released_.push_back(std::move(flow.comm));

@@ -14,7 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/exec/link_load.h"
+#include "sim/exec/analytic_holds.h"
+#include "sim/exec/load_fold.h"
 
 namespace pipegrid::sim {
 
@@ -57,12 +58,10 @@ struct LinkUsage {
   int active_flows = 0;
   double busy_since = 0;
   std::uint64_t flows = 0;
-  /// When at least one flow was on it, in time order (an analytic collective's busy period is its
-  /// piece of `load`).
-  std::vector<std::pair<double, double>> busy_periods;
   /// What it carried over time, at the rates SimGrid gave the flows (Network::sample_flows) and at an
-  /// analytic collective's mean rate over its duration.
-  std::vector<LoadPiece> load;
+  /// analytic collective's mean rate over its duration, and when at least one flow was on it (an
+  /// analytic collective's busy period is its piece): folded as the run goes.
+  LoadFold load;
   double rate = 0;           // its flows' bytes per second since rate_since (a piece not yet in `load`)
   double rate_since = 0;
   double rate_change = 0;    // scratch of sample_flows
@@ -74,7 +73,9 @@ class Network {
  public:
   using FlowEnd = std::function<void(const FlowInfo&, double start, double end)>;
 
-  explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts);
+  /// The links' loads are folded into windows of `load_window` seconds (links.csv's busiest window),
+  /// with the grid's bytes kept when `load_timeline` (links_timeline.csv): link_report asks for those.
+  explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts, double load_window = 1e-3, bool load_timeline = true);
   /// Lets collectives between nodes run one ring per rail (rails.h): the hosts of all the platform's
   /// GPUs in its order (by node, then index in the node), the job's — the constructor's — first, and
   /// each one's node. The platform's other GPUs are only read for their routes, to find the rails;
@@ -139,6 +140,10 @@ class Network {
   /// the links of its route carried `bytes` over [start, end] and were busy meanwhile. Nothing
   /// contends with it: SimGrid never sees these bytes.
   void account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end);
+  /// Holds that `slot` (a GPU) will account analytic pieces starting at or after `from` until
+  /// release_analytic (analytic_holds.h): those accounted when their wait ends, not when it begins.
+  void hold_analytic(std::size_t slot, double from) { analytic_holds_.hold(slot, from); }
+  void release_analytic(std::size_t slot) { analytic_holds_.release(slot); }
 
   /// Usage of every link of the platform (Engine::get_all_links, without SimGrid's loopback), unused
   /// ones included, in SimGrid's order; links only a route names come after.
@@ -168,6 +173,7 @@ class Network {
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
   int link_index(simgrid::s4u::Link* link);
   void change_rate(LinkUsage& usage, double change, double at);
+  void fold_load(LinkUsage& usage);
 
   std::vector<simgrid::s4u::Host*> hosts_;
   bool scales_latency_ = false;
@@ -185,6 +191,12 @@ class Network {
   std::unordered_map<const simgrid::s4u::Comm*, std::size_t> active_;
   std::vector<int> changed_links_;  // links whose rate changed at the last sample
   double last_sample_ = 0;
+  // The earliest start of a flow in flight that the last sample saw carry nothing yet (its bytes may
+  // still be spread over its life when it ends: flow_ended).
+  double uncarried_since_ = 0;
+  double load_window_;
+  bool load_timeline_;
+  AnalyticHolds analytic_holds_;
   // Comms completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::CommPtr> released_;
   std::unique_ptr<Rails> rails_;

@@ -1,6 +1,8 @@
 #include "sim/exec/trace_writer.h"
 
 #include <fmt/format.h>
+#include <cstdio>
+#include <iterator>
 
 #include "common/input_error.h"
 #include "common/trace_columns.h"
@@ -29,13 +31,29 @@ StageLabels stage_labels(const Schedule& schedule) {
   return labels;
 }
 
-TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels)
+TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels,
+                         TraceJson json)
     : gpus_(std::move(gpus)), labels_(std::move(labels)), scope_(scope) {
+  if (scope_ == TraceScope::Auto)
+    scope_ = static_cast<int>(gpus_.size()) <= kTraceAllUpTo ? TraceScope::All : TraceScope::Pipeline;
   if (scope_ == TraceScope::Off) return;
+  int kept = 0;
+  for (std::size_t g = 0; g < gpus_.size(); ++g) kept += keeps(static_cast<int>(g)) ? 1 : 0;
+  const bool gzip = json == TraceJson::Gzip || (json == TraceJson::Auto && kept > kTraceAllUpTo);
   csv_ = open_for_writing(dir + "/trace.csv");
-  json_ = open_for_writing(dir + "/trace.json");
+  // One of the two names, so that an earlier run's other one is not read as this run's.
+  std::remove((dir + (gzip ? "/trace.json" : "/trace.json.gz")).c_str());
+  if (gzip) {
+    // Level 1: deflate's fastest, still about a tenth of the text (the events repeat their keys).
+    const std::string path = dir + "/trace.json.gz";
+    json_gz_ = gzopen(path.c_str(), "wb1");
+    if (!json_gz_) throw InputError(fmt::format("--out: cannot write {}", path));
+  } else {
+    json_file_ = open_for_writing(dir + "/trace.json");
+  }
+  open_ = true;
   fmt::print(csv_, "{}", trace_csv_header());
-  fmt::print(json_, "{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+  fmt::format_to(std::back_inserter(json_), "{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
   // Names first, so that Perfetto labels the tracks: one process per node, two threads per GPU.
   int last_node = -1;
   bool first = true;
@@ -43,13 +61,13 @@ TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, Tr
     if (!keeps(static_cast<int>(g))) continue;
     const TracedGpu& gpu = gpus_[g];
     if (gpu.node != last_node) {
-      fmt::print(json_, "{}{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"args\": {{\"name\": \"node {}\"}}}}",
+      fmt::format_to(std::back_inserter(json_), "{}{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"args\": {{\"name\": \"node {}\"}}}}",
                  first ? "" : ",\n", gpu.node, gpu.node);
       first = false;
       last_node = gpu.node;
     }
     for (Track track : {Track::Compute, Track::Comm})
-      fmt::print(json_,
+      fmt::format_to(std::back_inserter(json_),
                  ",\n{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": \"{} {} "
                  "(tp {}, dp {}, pp {})\"}}}}",
                  gpu.node, thread_id(gpu, track), gpu.host, track == Track::Compute ? "compute" : "comm",
@@ -98,18 +116,33 @@ void TraceWriter::write(const TraceEvent& e) {
 void TraceWriter::write_json(int gpu_index, Track track, const std::string& name, double start, double end,
                              const std::string& args) {
   const TracedGpu& gpu = gpus_[gpu_index];
-  fmt::print(json_, ",\n{{\"ph\": \"X\", \"name\": \"{}\", \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}{}}}",
+  fmt::format_to(std::back_inserter(json_), ",\n{{\"ph\": \"X\", \"name\": \"{}\", \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}{}}}",
              name, track == Track::Compute ? "compute" : "comm", gpu.node, thread_id(gpu, track), start * 1e6,
              (end - start) * 1e6, args);
+  if (json_.size() > (std::size_t{1} << 20)) flush_json();
+}
+
+void TraceWriter::flush_json() {
+  if (json_gz_) {
+    // Unchecked, as trace.csv's writes are: close() runs in the destructor too.
+    if (json_.size() > 0) gzwrite(json_gz_, json_.data(), static_cast<unsigned>(json_.size()));
+  } else if (json_file_) {
+    std::fwrite(json_.data(), 1, json_.size(), json_file_);
+  }
+  json_.clear();
 }
 
 void TraceWriter::close() {
   if (csv_) std::fclose(csv_);
-  if (json_) {
-    fmt::print(json_, "\n]}}\n");
-    std::fclose(json_);
+  if (open_) {
+    fmt::format_to(std::back_inserter(json_), "\n]}}\n");
+    flush_json();
+    if (json_gz_) gzclose(json_gz_);
+    if (json_file_) std::fclose(json_file_);
   }
-  csv_ = json_ = nullptr;
+  csv_ = json_file_ = nullptr;
+  json_gz_ = nullptr;
+  open_ = false;
 }
 
 }  // namespace pipegrid::sim

@@ -5,9 +5,11 @@
 
 #include <array>
 #include <cstdio>
+#include <fmt/format.h>
 #include <string>
 #include <string_view>
 #include <vector>
+#include <zlib.h>
 
 #include "schedules/schedule.h"
 #include "sim/exec/placement.h"
@@ -40,8 +42,14 @@ struct StageLabels {
 StageLabels stage_labels(const Schedule& schedule);
 
 /// Which GPUs a trace keeps: all, or one per pipeline rank (TP rank 0 of DP replica 0) — the
-/// pipeline picture at a size Perfetto opens — or none.
-enum class TraceScope { All, Pipeline, Off };
+/// pipeline picture at a size Perfetto opens — or none. Auto (the default): all in a job of at most
+/// kTraceAllUpTo GPUs, one per pipeline rank above (at 3072 GPUs every GPU was 2.5 GB of trace).
+enum class TraceScope { Auto, All, Pipeline, Off };
+constexpr int kTraceAllUpTo = 256;
+
+/// How trace.json is written: plain, or gzip-compressed as trace.json.gz (Perfetto opens both). Auto
+/// (the default): gzip when the trace keeps more than kTraceAllUpTo GPUs.
+enum class TraceJson { Auto, Gzip, Plain };
 
 struct TracedGpu {
   std::string host;
@@ -52,8 +60,10 @@ struct TracedGpu {
 
 class TraceWriter {
  public:
-  /// Opens DIR/trace.csv and DIR/trace.json; throws InputError when they cannot be created.
-  TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels = {});
+  /// Opens DIR/trace.csv and DIR/trace.json (or trace.json.gz); throws InputError when they cannot be
+  /// created.
+  TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels = {},
+              TraceJson json = TraceJson::Auto);
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -67,11 +77,16 @@ class TraceWriter {
   bool keeps(int gpu) const;
   void write_json(int gpu, Track track, const std::string& name, double start, double end,
                   const std::string& args = "");
+  void flush_json();
   std::vector<TracedGpu> gpus_;
   StageLabels labels_;
   TraceScope scope_;
   std::FILE* csv_ = nullptr;
-  std::FILE* json_ = nullptr;
+  // trace.json's text goes through one buffer, to the plain file or to zlib's gzip stream.
+  fmt::memory_buffer json_;
+  std::FILE* json_file_ = nullptr;
+  gzFile json_gz_ = nullptr;
+  bool open_ = false;
 };
 
 }  // namespace pipegrid::sim

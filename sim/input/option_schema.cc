@@ -274,8 +274,14 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "report", .section = "output", .commands = kTimed, .type = Flag, .default_text = "false",
        .help = "after the run, write DIR/report.html from its --out files (as pipegrid report DIR does)",
        .identity = false},
-      {.flag = "trace", .section = "output", .commands = kSim, .type = Choice, .choices = {"all", "pipeline", "off"},
-       .default_text = "all", .help = "which GPUs the trace keeps: all, pipeline (tp 0, dp 0) or off"},
+      {.flag = "trace", .section = "output", .commands = kSim, .type = Choice,
+       .choices = {"auto", "all", "pipeline", "off"}, .default_text = "auto",
+       .help = "which GPUs the trace keeps: all, pipeline (one per pipeline rank: tp 0, dp 0), off, or auto: "
+               "all in a job of at most 256 GPUs, pipeline above (every GPU of 3072 was 2.5 GB)"},
+      {.flag = "trace-json", .section = "output", .commands = kSim, .type = Choice,
+       .choices = {"auto", "gzip", "plain"}, .default_text = "auto",
+       .help = "trace.json as plain text, or gzip-compressed as trace.json.gz (Perfetto opens both); auto: gzip "
+               "when the trace keeps more than 256 GPUs"},
       {.flag = "link-window", .section = "output", .commands = kSim, .type = Number, .unit = "s",
        .bounds = interval(0, true, kMaxSeconds, false), .default_text = "0.001",
        .help = "window of links.csv's peak_utilization (the busiest window, wherever it starts) and of "

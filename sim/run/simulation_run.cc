@@ -269,7 +269,11 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.link_timeline = v.flag("link-timeline");
   in.trace = choose<sim::TraceScope>(
       "--trace", v.text("trace"),
-      {{"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline}, {"off", sim::TraceScope::Off}});
+      {{"auto", sim::TraceScope::Auto}, {"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline},
+       {"off", sim::TraceScope::Off}});
+  in.trace_json = choose<sim::TraceJson>(
+      "--trace-json", v.text("trace-json"),
+      {{"auto", sim::TraceJson::Auto}, {"gzip", sim::TraceJson::Gzip}, {"plain", sim::TraceJson::Plain}});
   const bool model_given = any_given(v, kModelFlags);
   if (any_given(v, kMoeFlags) && !model_given)
     throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
@@ -346,6 +350,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"tp_comm", v.text("tp-comm")},
                 {"dp_comm", v.text("dp-comm")},
                 {"trace", v.text("trace")},
+                {"trace_json", v.text("trace-json")},
                 {"link_window", in.link_window},
                 {"link_timeline", in.link_timeline},
                 {"on_failure", v.text("on-failure")}}}};

@@ -29,7 +29,7 @@ std::map<std::string, LinkReport> run_links(double window, Body body) {
   engine.load_platform(test_support::kPlatforms + "/links-3gpu.xml");
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < 3; ++g) hosts.push_back(engine.host_by_name("gpu" + std::to_string(g)));
-  Network network(hosts);
+  Network network(hosts, window);
   Transfers transfers(network, 3);
   for (int g = 0; g < 3; ++g)
     sg4::Actor::create("gpu" + std::to_string(g), hosts[g], [&, g] { body(g, network, transfers); });
