@@ -28,6 +28,15 @@ ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
   const int limit = routing.max_nodes_per_token;
   if (limit > 0 && static_cast<int>(nodes.size()) > limit && limit < routing.top_k)
     internode_factor_ = static_cast<double>(limit) / routing.top_k;
+  if (job.options.ep_comm != CommFidelity::Flow || job.options.ep_flows != EpFlows::DeepEp || size() < 2) return;
+  const std::vector<MemberPlace> places = member_places(members_, job.node_of_gpu);
+  for (const Direction direction : {Direction::ToExperts, Direction::FromExperts}) {
+    const int d = static_cast<int>(direction);
+    for (const ExpertFlow& flow : deepep_flows(places, shares_, internode_factor_, direction == Direction::ToExperts)) {
+      if (flow.src == member_) sends_[d].push_back({flow.dst, flow.share});
+      if (flow.dst == member_) receives_[d].push_back({flow.src, flow.share});
+    }
+  }
 }
 
 double ExpertGroup::received_assignments(double tokens) const {
@@ -83,6 +92,14 @@ void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, d
     sg4::this_actor::sleep_for(seconds);
     return;
   }
+  if (job_.options.ep_flows == EpFlows::DeepEp)
+    deepep_all_to_all(direction, bytes_per_assignment, tokens, position, phase, computing_meanwhile);
+  else
+    pairwise_all_to_all(direction, bytes_per_assignment, tokens, position, phase, computing_meanwhile);
+}
+
+void ExpertGroup::pairwise_all_to_all(Direction direction, double bytes_per_assignment, double tokens,
+                                      std::uint64_t position, int phase, bool computing_meanwhile) {
   Transfers& transfers = job_.transfers;
   const auto phase_tag = static_cast<std::uint64_t>(phase);
   for (int j = 0; j < size(); ++j)
@@ -99,6 +116,33 @@ void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, d
   for (int j = 0; j < size(); ++j)
     if (j != member_)
       transfers.wait({gpu_, expert_tag(position, phase_tag, static_cast<std::uint64_t>(j))}, false, computing_meanwhile);
+}
+
+// DeepEP pipelines its two hops — forwarder warps move each chunk over NVLink as it arrives over
+// InfiniBand (combine: send it over InfiniBand as it is reduced) — so both hops' flows start at once
+// and the all-to-all ends when the last of them does. That leaves out the wait for the first chunk
+// (T_model ≥ max(T_IB, T_NVLink), the true time at most one chunk's second hop and its latency more,
+// and never more than the two hops one after the other, T_IB + T_NVLink). A member waits for what it
+// sends too: its DeepEP kernel ends only when its senders and forwarders have delivered.
+void ExpertGroup::deepep_all_to_all(Direction direction, double bytes_per_assignment, double tokens,
+                                    std::uint64_t position, int phase, bool computing_meanwhile) {
+  Transfers& transfers = job_.transfers;
+  const int d = static_cast<int>(direction);
+  const auto phase_tag = static_cast<std::uint64_t>(phase);
+  const double per_share = tokens * job_.costs.routing().top_k * bytes_per_assignment;
+  const auto me = static_cast<std::uint64_t>(member_);
+  for (const Peer& to : sends_[d])
+    transfers.post_send({members_[to.member], expert_tag(position, phase_tag, me)},
+                        FlowInfo{FlowKind::ExpertAllToAll, gpu_, members_[to.member], to.share * per_share},
+                        /*eager=*/true, /*sender_waits=*/true);
+  for (const Peer& from : receives_[d])
+    transfers.post_receive({gpu_, expert_tag(position, phase_tag, static_cast<std::uint64_t>(from.member))},
+                           FlowInfo{FlowKind::ExpertAllToAll, members_[from.member], gpu_, 0});
+  for (const Peer& from : receives_[d])
+    transfers.wait({gpu_, expert_tag(position, phase_tag, static_cast<std::uint64_t>(from.member))}, false,
+                   computing_meanwhile);
+  for (const Peer& to : sends_[d])
+    transfers.wait({members_[to.member], expert_tag(position, phase_tag, me)}, true, computing_meanwhile);
 }
 
 }  // namespace pipegrid::sim

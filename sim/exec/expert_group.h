@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/exec/expert_flows.h"
 #include "sim/exec/job.h"
 
 namespace pipegrid::sim {
@@ -26,15 +27,20 @@ class ExpertGroup {
 
   /// One all-to-all, called by every member for the same op (`position`) and `phase`: member i sends
   /// member j T·k·share(j)·bytes (to experts) or T·k·share(i)·bytes (from experts), InfiniBand pairs
-  /// scaled by node-limited routing. As flows, or as the slowest member's α-β time; returns when this
-  /// GPU has everything it receives. `computing_meanwhile`: the actor has a computation running that
-  /// waiting must not suspend.
+  /// scaled by node-limited routing. As flows — DeepEP's (expert_flows.h), all started at once, the
+  /// member done when every flow it sends or receives is; or one per pair, the member done when it
+  /// has what it receives — or as the slowest member's α-β time. `computing_meanwhile`: the actor has
+  /// a computation running that waiting must not suspend.
   void all_to_all(Direction direction, double bytes_per_assignment, double tokens, std::uint64_t position,
                   int phase, bool computing_meanwhile = false);
 
  private:
   double pair_bytes(int from, int to, Direction direction, double bytes_per_assignment, double tokens) const;
   double analytic_seconds(Direction direction, double bytes_per_assignment, double tokens);
+  void pairwise_all_to_all(Direction direction, double bytes_per_assignment, double tokens, std::uint64_t position,
+                      int phase, bool computing_meanwhile);
+  void deepep_all_to_all(Direction direction, double bytes_per_assignment, double tokens, std::uint64_t position,
+                    int phase, bool computing_meanwhile);
 
   Job& job_;
   int gpu_;
@@ -47,6 +53,13 @@ class ExpertGroup {
     double bytes_per_assignment, tokens, seconds;
   };
   std::vector<AnalyticCase> analytic_;  // computed once per kind of all-to-all (O(ep²) each)
+  /// DeepEP's flows this member sends and receives, per direction (ToExperts, FromExperts): the peer
+  /// member and the flow's share (bytes = share · T · k · bytes per assignment).
+  struct Peer {
+    int member;
+    double share;
+  };
+  std::vector<Peer> sends_[2], receives_[2];
 };
 
 }  // namespace pipegrid::sim

@@ -12,6 +12,7 @@
 #include "schedules/schedule.h"
 #include "sim/exec/collective_book.h"
 #include "sim/exec/collectives.h"
+#include "sim/exec/expert_flows.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job_costs.h"
 #include "sim/exec/network.h"
@@ -49,6 +50,7 @@ struct ExecOptions {
   CommFidelity tp_comm = CommFidelity::Analytic;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
+  EpFlows ep_flows = EpFlows::DeepEp;          // their flows, when they run as flows (expert_flows.h)
   /// The share of a GPU's SMs that communication kernels take while an overlapped F&B pair runs its
   /// all-to-alls under the other chunk's compute (DeepSeek-V3: 20 of 132); the pair's compute runs
   /// that much slower.

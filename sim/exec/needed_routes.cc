@@ -148,14 +148,28 @@ Needs collect(const SimulationInput& input, const Placement& placement) {
           needs.ring({placement.gpu({t, d, first}), placement.gpu({t, d, last})}, "the tied-embedding all-reduce");
   }
   const ExpertRouting& routing = costs.routing();
+  std::vector<int> node_of_gpu;
+  for (const PlatformGpu& gpu : input.platform_gpus) node_of_gpu.push_back(gpu.node);
   if (routing.enabled() && routing.ep > 1 && input.options.ep_comm != CommFidelity::Off)
     for (int r = 0; r < sizes.pp; ++r)
       for (int t = 0; t < sizes.tp; ++t)
-        for (int first = 0; first < sizes.dp; first += routing.ep)
-          for (int i = first; i < first + routing.ep; ++i)
-            for (int j = first; j < first + routing.ep; ++j)
-              needs.add(placement.gpu({t, i, r}), placement.gpu({t, j, r}),
-                        fmt::format("the expert-parallel all-to-alls of pp rank {}", r));
+        for (int first = 0; first < sizes.dp; first += routing.ep) {
+          const std::string why = fmt::format("the expert-parallel all-to-alls of pp rank {}", r);
+          std::vector<int> members;
+          for (int i = first; i < first + routing.ep; ++i) members.push_back(placement.gpu({t, i, r}));
+          // The α-β model reads every pair's route, as pairwise flows run them; DeepEP's flows are a
+          // subset: each member to its node's members and to its forwarders on the other nodes.
+          if (input.options.ep_comm == CommFidelity::Analytic || input.options.ep_flows == EpFlows::Pairwise) {
+            for (int i : members)
+              for (int j : members) needs.add(i, j, why);
+            continue;
+          }
+          const std::vector<MemberPlace> places = member_places(members, node_of_gpu);
+          const std::vector<double> shares(members.size(), 1.0 / static_cast<double>(members.size()));
+          for (bool to_experts : {true, false})
+            for (const ExpertFlow& flow : deepep_flows(places, shares, 1, to_experts))
+              needs.add(members[flow.src], members[flow.dst], why);
+        }
   return needs;
 }
 

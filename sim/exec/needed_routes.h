@@ -18,7 +18,8 @@ struct NeededRoute {
 
 /// Each needed (src, dst) once, in a fixed order: the pipeline's transfers both ways, then the rings
 /// of the tensor-parallel, data-parallel, expert data-parallel, stage-copy and embedding all-reduces
-/// (each member to the next, as collectives.h runs them), then the all-to-all pairs. A collective the
+/// (each member to the next, as collectives.h runs them), then the all-to-alls' pairs (every pair, or
+/// with DeepEP's flows those expert_flows.h names). A collective the
 /// job does not run (fidelity off, one member, nothing to reduce) needs no route.
 std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement);
 

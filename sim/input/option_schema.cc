@@ -217,6 +217,10 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "MoE all-to-alls: flow, analytic or off"},
+      {.flag = "ep-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = {"deepep", "pairwise"},
+       .default_text = "deepep",
+       .help = "MoE all-to-alls as flows: deepep (InfiniBand once per node to the sender's rail peer, which forwards "
+               "over NVLink; combine the reverse) or pairwise (a flow from every member to every other)"},
       {.flag = "steps", .section = "sim", .commands = kSim, .type = Integer, .bounds = at_least(1, 256),
        .default_text = "1", .help = "training steps run back to back, each ending with the optimizer"},
       {.flag = "optimizer-sync", .section = "sim", .commands = kSim, .type = Choice,

@@ -251,6 +251,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.tp_comm = fidelity(v, "--tp-comm");
   in.options.dp_comm = fidelity(v, "--dp-comm");
   in.options.ep_comm = fidelity(v, "--ep-comm");
+  in.options.ep_flows = choose<sim::EpFlows>("--ep-flows", v.text("ep-flows"),
+                                            {{"deepep", sim::EpFlows::DeepEp}, {"pairwise", sim::EpFlows::Pairwise}});
   in.options.comm_sm_fraction = v.number("comm-sm-fraction");
   in.options.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   in.options.grad_overlap = v.text("grad-overlap") == "on";
@@ -431,6 +433,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                                   {"dispatch_bytes", moe.dispatch_bytes},
                                   {"combine_bytes", moe.combine_bytes},
                                   {"ep_comm", v.text("ep-comm")},
+                                  {"ep_flows", v.text("ep-flows")},
                                   {"comm_sm_fraction", in.options.comm_sm_fraction}};
   } else {
     ActionTimes times{v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
