@@ -11,6 +11,7 @@
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
+#include "sim/exec/tp_lockstep.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
 
@@ -103,14 +104,19 @@ SimulationResult simulate(const SimulationInput& input) {
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
-  for (int g = 0; g < placement.num_gpus(); ++g) {
+  std::vector<std::vector<int>> actors = rank_actors(job);
+  for (std::vector<int>& gpus : actors) {
+    const int g = gpus.front();
     const GpuCoordinates& c = placement.coordinates(g);
-    sg4::Actor::create(fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp), hosts[g], [&job, g] { run_gpu(job, g); });
+    const std::string name = gpus.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
+                                              : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
+    sg4::Actor::create(name, hosts[g], [&job, gpus = std::move(gpus)] { run_gpu(job, gpus); });
   }
   engine.run();
   trace.close();
 
   SimulationResult result;
+  result.actors = static_cast<int>(actors.size());
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {
     const GpuAccount& account = job.accounts[g];

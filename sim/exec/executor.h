@@ -81,6 +81,8 @@ struct SimulationResult {
     return step_ends.size() < 2 ? first_step() : step_ends.back() - step_ends[step_ends.size() - 2];
   }
   std::vector<GpuReport> gpus;
+  /// SimGrid actors that ran the ranks' programs: one per GPU, or per lockstep TP group (tp_lockstep.h).
+  int actors = 0;
   std::vector<LinkReport> links;  // every link of the platform, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
   /// Set when a host or link went down and ended the job (exit 4; failure.json written).

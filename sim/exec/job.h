@@ -59,6 +59,9 @@ struct ExecOptions {
   /// (Network::set_nvlink_collective_efficiency); 1 keeps the links' full rate.
   double nccl_nvlink_efficiency = 1;
   OnFailure on_failure = OnFailure::Fail;
+  /// --tp-lockstep auto: one actor per TP group where its members run in lockstep (tp_lockstep.h);
+  /// off: one actor per GPU.
+  bool tp_lockstep = true;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs
@@ -120,7 +123,8 @@ struct Job {
 /// varies — an exec of seconds × speed FLOPs, which SimGrid slows with the host.
 void compute_at_peak(const Job& job, int gpu, double seconds);
 
-/// The body of GPU `gpu`'s actor: runs its rank's program, then its gradient all-reduces.
-void run_gpu(Job& job, int gpu);
+/// The body of an actor: runs the rank's program for one GPU or for the members of a lockstep TP
+/// group (tp_lockstep.h), then their gradient reductions and the optimizer (gpu_run.h).
+void run_gpu(Job& job, std::vector<int> gpus);
 
 }  // namespace pipegrid::sim

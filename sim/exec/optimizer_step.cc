@@ -11,13 +11,14 @@ namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
 
-void StepBarrier::arrive_and_wait(int group, int members, int step, double latency) {
+void StepBarrier::arrive_and_wait(int group, int members, int step, const std::vector<double>& latencies) {
   double release = 0;
   {
     std::unique_lock lock(*mutex_);
     Round& round = rounds_[{group, step}];
-    round.max_latency = std::max(round.max_latency, latency);
-    if (++round.arrived == members) {
+    for (double latency : latencies) round.max_latency = std::max(round.max_latency, latency);
+    round.arrived += static_cast<int>(latencies.size());
+    if (round.arrived == members) {
       const double levels = members > 1 ? std::ceil(std::log2(members)) : 0;
       round.release = sg4::Engine::get_clock() + 2 * levels * round.max_latency;
       changed_->notify_all();

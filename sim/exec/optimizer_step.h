@@ -11,6 +11,7 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <utility>
+#include <vector>
 
 namespace pipegrid::sim {
 
@@ -25,9 +26,10 @@ enum class OptimizerSync {
 /// tree for tiny messages; its few bytes take no bandwidth worth counting).
 class StepBarrier {
  public:
-  /// Blocks the calling GPU until every one of the `members` of `group` has arrived for `step`, plus
-  /// the latency; `latency` is this GPU's route latency to the group's first GPU.
-  void arrive_and_wait(int group, int members, int step, double latency);
+  /// Blocks the calling actor until every one of the `members` of `group` has arrived for `step`, plus
+  /// the latency. The actor arrives for one GPU, or for each member of its lockstep TP group:
+  /// `latencies` holds each one's route latency to the group's first GPU.
+  void arrive_and_wait(int group, int members, int step, const std::vector<double>& latencies);
 
  private:
   struct Round {

@@ -89,7 +89,8 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                       {"bubble_fraction", result.bubble_fraction},
                       {"steps", std::max<std::size_t>(result.step_ends.size(), 1)},
                       {"first_step", result.first_step()},
-                      {"steady_step", result.steady_step()}};
+                      {"steady_step", result.steady_step()},
+                      {"actors", result.actors}};
   if (!model_metrics.is_null()) json.update(model_metrics);
   json["pace"] = {{"rank", pace.rank}, {"stages", ranks.empty() ? std::vector<int>{} : ranks[pace.rank].stages},
                   {"busy", pace.busy}, {"mean_busy", pace.mean_busy}, {"gpu", pace.gpu}, {"gpu_busy", pace.gpu_busy},

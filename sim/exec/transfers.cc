@@ -39,7 +39,12 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
     for (Waiter& waiter : waiters_[gpu]) {
       if (!waiter.actor || !(waiter.key == key)) continue;
-      if (waiter.on_condition)
+      if (waiter.pending) {  // one of a wait_all: this GPU waits no more; the last one wakes the actor
+        const simgrid::s4u::ActorPtr actor = std::move(waiter.actor);
+        waiter.blocked = {};
+        waiter.actor = nullptr;
+        if (--*std::exchange(waiter.pending, nullptr) == 0) actor->resume();
+      } else if (waiter.on_condition)
         waiter.ended->notify_all();
       else
         waiter.actor->resume();
@@ -150,6 +155,33 @@ FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activi
   const FlowSpan span = it->second.span;
   if (--it->second.waits_left <= 0) entries_.erase(it);
   return span;
+}
+
+std::vector<FlowSpan> Transfers::wait_all(const std::vector<std::pair<MessageKey, bool>>& waits) {
+  if (waits.size() == 1) return {wait(waits.front().first, waits.front().second)};
+  const auto pending = std::make_shared<int>(0);
+  for (const auto& [key, as_sender] : waits) {
+    const auto it = entries_.find(key);
+    if (it == entries_.end()) throw std::logic_error("Transfers: waiting on a message nobody posted");
+    if (it->second.done) continue;
+    const FlowInfo& flow = it->second.flow;
+    Waiter& waiter = waiter_of(as_sender ? flow.src_gpu : flow.dst_gpu);
+    if (waiter.actor) throw std::logic_error("Transfers: wait_all for two messages of one GPU");
+    waiter.blocked = {!it->second.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
+    waiter.key = key;
+    waiter.actor = sg4::Actor::self();
+    waiter.pending = pending;
+    ++*pending;
+  }
+  // Each flow's end clears its waiter; the last one resumes us.
+  while (*pending > 0) sg4::this_actor::suspend();
+  std::vector<FlowSpan> spans;
+  for (const auto& [key, as_sender] : waits) {
+    const auto it = entries_.find(key);
+    spans.push_back(it->second.span);
+    if (--it->second.waits_left <= 0) entries_.erase(it);
+  }
+  return spans;
 }
 
 }  // namespace pipegrid::sim

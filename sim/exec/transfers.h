@@ -8,6 +8,8 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <deque>
+#include <memory>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -61,6 +63,11 @@ class Transfers {
   /// (an overlapped pair's compute running under its all-to-all) asks for `keep_activities_running`
   /// and waits on a condition variable instead.
   FlowSpan wait(const MessageKey& key, bool as_sender, bool keep_activities_running = false);
+  /// Blocks the calling actor until every message of `waits` (key, as sender) has ended, as one wait
+  /// of each: the actor of a lockstep TP group (tp_lockstep.h) waits for one message of each of its
+  /// members at once, each member's waiter showing what it waits for. At most one message per GPU.
+  /// Resumed once, by the last flow to end. Returns the spans in the order of `waits`.
+  std::vector<FlowSpan> wait_all(const std::vector<std::pair<MessageKey, bool>>& waits);
   Network& network() { return network_; }
   /// Starts again the flow of a message whose flow a link going down cut (--on-failure wait): its
   /// sides go on waiting for it.
@@ -114,6 +121,7 @@ class Transfers {
     BlockedOn blocked;
     MessageKey key{};               // what it waits for
     bool on_condition = false;      // waiting on `ended` rather than suspended
+    std::shared_ptr<int> pending;   // in a wait_all: its messages not yet ended
     simgrid::s4u::MutexPtr mutex;   // created on first use
     simgrid::s4u::ConditionVariablePtr ended;
   };

@@ -270,6 +270,11 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "fail",
        .help = "when a link's state profile cuts a flow: fail the job (exit 4, failure.json) or resend the flow once "
                "the link is on again; a host going down always fails it (SimGrid kills its actors)"},
+      {.flag = "tp-lockstep", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "off"},
+       .default_text = "auto",
+       .help = "auto: one SimGrid actor per TP group whose members run in lockstep (TP > 1, --tp-comm analytic or off, "
+               "no MoE, one node, one speed) — the same results as one per GPU when the members' inputs arrive "
+               "together, as on a rail-symmetric platform; off: one actor per GPU"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,

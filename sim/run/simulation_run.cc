@@ -318,6 +318,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.default_network_model = facts.network_model_defaulted;
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
   in.options.on_failure = v.text("on-failure") == "wait" ? sim::OnFailure::Wait : sim::OnFailure::Fail;
+  in.options.tp_lockstep = v.text("tp-lockstep") == "auto";
   resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
@@ -355,7 +356,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"trace_json", v.text("trace-json")},
                 {"link_window", in.link_window},
                 {"link_timeline", in.link_timeline},
-                {"on_failure", v.text("on-failure")}}}};
+                {"on_failure", v.text("on-failure")},
+                {"tp_lockstep", v.text("tp-lockstep")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one

@@ -1,0 +1,146 @@
+// An op's compute on a rank actor (gpu_run.h), with its tensor-parallel all-reduces, and the gradient
+// buckets that become ready part-way through it. A lockstep group computes as one: one wait for its
+// members (of equal speed), each member's account and trace filled as its own actor would.
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "sim/exec/gpu_run.h"
+#include "sim/exec/tags.h"
+
+namespace pipegrid::sim {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::F: return "F";
+    case Kind::B: return "B";
+    case Kind::I: return "I";
+    case Kind::W: return "W";
+  }
+  return "?";
+}
+
+void trace_compute(Job& job, int gpu, const Op& op, double start, double end) {
+  for (int i = 0; i < op.size(); ++i)
+    job.trace.write({gpu, Track::Compute, kind_name(op[i].kind), op[i].stage, op[i].microbatch, 0, -1, 0, start, end});
+}
+
+}  // namespace
+
+// The α-β time of one TP all-reduce, computed once: every op of a rank uses the same group and size.
+double GpuRun::tp_allreduce_seconds(double bytes) {
+  if (bytes != analytic_bytes_) {
+    analytic_bytes_ = bytes;
+    analytic_seconds_ = ring_allreduce_seconds(job_.network, tp_group(members_.front()), bytes);
+  }
+  return analytic_seconds_;
+}
+
+std::vector<int> GpuRun::tp_group(const Member& m) const {
+  std::vector<int> group(job_.placement.sizes().tp);
+  for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.placement.gpu({t, m.at.dp, m.at.pp});
+  return group;
+}
+
+// Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
+// analytic TP all-reduces). A GPU runs one computation at a time: on a host of constant speed that
+// is one wait of flops / speed + comm_seconds — exactly what an exec of the FLOPs would take, at one
+// simcall instead of two and without the CPU model's sharing machinery, which halves the cost of an
+// op at 3072 GPUs (README, "Performance"). Where the host has a speed profile the compute is an exec
+// (compute_at_peak), which the profile slows from the moment it changes (such a GPU has an actor of
+// its own: tp_lockstep.h).
+void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
+  const int lead = members_.front().gpu;
+  const auto set_computing = [&](bool computing) {
+    for (Member& m : members_) m.account->computing = computing;
+  };
+  const double start = sg4::Engine::get_clock();
+  const double compute_seconds = flops / speed_;
+  // Gradient buckets that become ready part-way through this compute start at that point (the
+  // last, ready at the op's end, with the op's own communication done: launch_ready).
+  const std::vector<GradientReduction>& plan = members_.front().reductions;
+  double left = compute_seconds;
+  while (next_reduction_ < plan.size() && plan[next_reduction_].position == op_position_ &&
+         plan[next_reduction_].fraction < 1 && op_compute_total_ > 0) {
+    const double at = plan[next_reduction_].fraction * op_compute_total_ - op_compute_done_;
+    if (at > left) break;
+    set_computing(true);
+    if (at > 0) compute_at_peak(job_, lead, at);
+    op_compute_done_ += std::max(at, 0.0);
+    left -= std::max(at, 0.0);
+    launch_next();
+  }
+  op_compute_done_ += left;
+  set_computing(true);
+  if (job_.varying_speed[lead]) {
+    compute_at_peak(job_, lead, left);
+    set_computing(false);
+    if (comm_seconds > 0) sg4::this_actor::sleep_for(comm_seconds);
+  } else if (left + comm_seconds > 0) {
+    sg4::this_actor::sleep_for(left + comm_seconds);
+  }
+  set_computing(false);
+  const double end = sg4::Engine::get_clock();
+  const double computed = end - start - comm_seconds;
+  for (Member& m : members_) {
+    m.account->busy += computed;
+    trace_compute(job_, m.gpu, op, start, start + computed);
+    if (comm_seconds > 0) {
+      m.account->tp_exposed += comm_seconds;
+      job_.trace.write({m.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1,
+                        job_.costs.tp_allreduce_bytes(op) * job_.costs.tp_allreduces(op), start + computed, end});
+    }
+  }
+}
+
+// The op's computation with its tensor-parallel all-reduces: as flows, the compute is cut into as
+// many equal slices as there are all-reduces (one after each, as after attention and after the MLP
+// of every layer); analytic or off, the all-reduces follow the compute as one α-β wait (same total).
+void GpuRun::compute(std::size_t pos, const Op& op) {
+  if (moe_ && moe_->applies(op)) {
+    moe_->run(pos, op);
+    return;
+  }
+  const double flops = job_.costs.flops(op);
+  const int allreduces = job_.placement.sizes().tp > 1 ? job_.costs.tp_allreduces(op) : 0;
+  const double bytes = job_.costs.tp_allreduce_bytes(op);
+  const CommFidelity fidelity = allreduces > 0 ? job_.options.tp_comm : CommFidelity::Off;
+  if (fidelity != CommFidelity::Flow) {
+    const double comm_seconds = fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0;
+    // Their interval is known when the wait ends; until then the links' fold keeps what it may need
+    // from the op's start (less a µs for the clock's rounding of the wait). One hold for the actor's
+    // members, in the slot of its first GPU.
+    const int slot = members_.front().gpu;
+    if (comm_seconds > 0) job_.network.hold_analytic(slot, sg4::Engine::get_clock() - 1e-6);
+    execute(op, flops, comm_seconds);
+    // The all-reduces ran last, back to back: the links' report counts what their rings carried.
+    const double end = sg4::Engine::get_clock();
+    if (comm_seconds > 0) {
+      for (const Member& m : members_)
+        account_analytic_ring(job_.network, tp_group(m), m.at.tp, allreduces * bytes, RingPhases::AllReduce,
+                              end - comm_seconds, end);
+      job_.network.release_analytic(slot);
+    }
+    return;
+  }
+  // As flows, each member runs its own ring: such a GPU has an actor of its own (tp_lockstep.h).
+  Member& me = members_.front();
+  const std::vector<int> group = tp_group(me);
+  for (int k = 0; k < allreduces; ++k) {
+    execute(op, flops / allreduces);
+    const double start = waiting();
+    ring_allreduce_flows(job_.transfers, group, me.at.tp, bytes, FlowKind::TensorAllReduce,
+                         [](std::uint64_t context, std::uint64_t step) {
+                           return tensor_tag(context >> 14, context & 0x3FFF, step);
+                         },
+                         (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k));
+    const double end = sg4::Engine::get_clock();
+    me.account->tp_exposed += covered(start, end, job_.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
+    job_.trace.write({me.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1, bytes, start, end});
+  }
+}
+
+}  // namespace pipegrid::sim

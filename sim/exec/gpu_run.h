@@ -1,0 +1,94 @@
+// The program of one pipeline rank run by one SimGrid actor for one GPU — or for every member of a
+// tensor-parallel group that runs in lockstep (tp_lockstep.h): receive the op's inputs, compute (with
+// the TP all-reduces inside), send the outputs, in the p2p semantics the user chose; then the gradient
+// reductions and the optimizer. What a GPU has done (its GpuAccount, its trace rows, its waits as the
+// transfers and the deadlock report see them) stays its own: the actor fills each member's.
+// Internal to the executor; split over gpu_actor.cc (the step), gpu_p2p.cc (messages),
+// gpu_compute.cc (an op's compute) and gpu_gradients.cc (gradient and parameter collectives).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/exec/comm_stream.h"
+#include "sim/exec/gradient_plan.h"
+#include "sim/exec/job.h"
+#include "sim/exec/moe_op.h"
+
+namespace pipegrid::sim {
+
+/// The part of [from, to] during which at least one of the flows was on the wire.
+double covered(double from, double to, std::vector<FlowSpan> spans);
+
+class GpuRun {
+ public:
+  /// `gpus`: one GPU, or the members of one TP group in TP order (all of one pipeline rank).
+  GpuRun(Job& job, std::vector<int> gpus);
+  void run();
+
+ private:
+  struct PendingGather {
+    int stage;
+    std::size_t stream, number;
+  };
+  // What is each member's own.
+  struct Member {
+    int gpu;
+    GpuCoordinates at;
+    GpuAccount* account;
+    std::vector<GradientReduction> reductions;  // plan_gradient_reductions, in launch order
+    std::vector<std::shared_ptr<CommStream>> streams;  // one per ring the GPU reduces gradients on
+    std::vector<PendingGather> gathers;                // parameter all-gathers not yet waited for
+    std::unordered_map<int, std::int64_t> sends_to;    // messages sent to each GPU so far
+    std::unordered_map<std::size_t, MessageKey> unwaited_receives;  // by result: posted, waited at the use
+    std::vector<MessageKey> late_sends;                             // rendezvous sends waited at the end
+  };
+  using Waits = std::vector<std::pair<MessageKey, bool>>;  // key, as sender
+
+  // gpu_actor.cc: the step.
+  void run_program();
+  void optimizer();
+  void validate_previous_step();
+  double waiting();
+  // gpu_p2p.cc: messages between pipeline ranks.
+  int gpu_of_rank(const Member& m, int rank) const { return job_.placement.gpu({m.at.tp, m.at.dp, rank}); }
+  void run_batch(std::size_t index, const CommBatch& batch);
+  void receive_inputs(const Op& op);
+  void wait_late_sends();
+  void validation_messages(int rank, bool backward, bool send);
+  // Waits for the members' messages (`waits[k]`: member k's, one per member) at once: the time spent
+  // with a member's flow on the wire is its exposed p2p.
+  void wait_and_expose(const Waits& waits, double from);
+  // gpu_compute.cc: an op's compute.
+  void compute(std::size_t pos, const Op& op);
+  void execute(const Op& op, double flops, double comm_seconds = 0);
+  double tp_allreduce_seconds(double bytes);
+  std::vector<int> tp_group(const Member& m) const;
+  // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
+  void launch_ready(std::size_t pos);
+  void launch_next();
+  std::pair<std::size_t, std::size_t> launch(Member& m, const GradientReduction& r);
+  void gather_parameters();
+  void wait_for_gathers(int stage, bool first_only = false);
+  void finish_gradients();
+  void add_dp_exposed(double start);
+
+  Job& job_;
+  std::vector<Member> members_;
+  int rank_;
+  const std::vector<Op>& program_;
+  double speed_;  // flop/s of the members, as the platform file gives it (equal in a group)
+  std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages (one GPU per actor)
+  std::size_t next_reduction_ = 0;  // the members' plans launch at the same points
+  double analytic_bytes_ = -1, analytic_seconds_ = 0;
+  int step_ = 0;                       // the training step being run
+  std::size_t validation_point_ = 0;   // where post-validation's check of the previous step is awaited
+  std::size_t op_position_ = 0;        // the op being computed
+  double op_compute_total_ = 0, op_compute_done_ = 0;  // its compute seconds, and how many have run
+};
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,200 @@
+// One actor per TP group (--tp-lockstep auto, sim/exec/tp_lockstep.h) against one actor per GPU
+// (--tp-lockstep off) on generated DGX A100 platforms, which are rail-symmetric: every member's flows
+// cross images of the first member's links, so the members' inputs arrive together and the two runs
+// must agree — summary.json (makespan, step ends, every GPU's account), links.csv and the trace rows
+// (in any order), to 1e-9 relative; a deadlock's report and deadlock.json alike.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "command_runner.h"
+
+namespace pipegrid {
+namespace {
+
+using test_support::read_file;
+using test_support::run_pipegrid;
+
+std::string out_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "tp-lockstep-" + name + "-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1e-3}); }
+
+// A field of text: equal, or both numbers equal to 1e-9.
+bool same_field(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const double x = std::strtod(a.c_str(), &end_a), y = std::strtod(b.c_str(), &end_b);
+  return !a.empty() && !b.empty() && *end_a == 0 && *end_b == 0 && near(x, y);
+}
+
+void expect_same_json(const nlohmann::json& a, const nlohmann::json& b, const std::string& where) {
+  if (a.is_number() && b.is_number()) {
+    EXPECT_TRUE(near(a.get<double>(), b.get<double>())) << where << ": " << a << " against " << b;
+    return;
+  }
+  ASSERT_EQ(a.type(), b.type()) << where;
+  if (a.is_object()) {
+    ASSERT_EQ(a.size(), b.size()) << where;
+    for (const auto& [key, value] : a.items()) {
+      ASSERT_TRUE(b.contains(key)) << where << "." << key;
+      expect_same_json(value, b[key], where + "." + key);
+    }
+  } else if (a.is_array()) {
+    ASSERT_EQ(a.size(), b.size()) << where;
+    for (std::size_t i = 0; i < a.size(); ++i) expect_same_json(a[i], b[i], where + "[" + std::to_string(i) + "]");
+  } else {
+    EXPECT_EQ(a, b) << where;
+  }
+}
+
+std::vector<std::string> split(const std::string& line, char by) {
+  std::vector<std::string> fields;
+  std::stringstream in(line);
+  for (std::string field; std::getline(in, field, by);) fields.push_back(field);
+  return fields;
+}
+
+// The rows of a CSV file, sorted (the trace's rows come in the order events end, which the actors
+// interleave differently), compared field by field.
+void expect_same_csv(const std::string& a_file, const std::string& b_file) {
+  std::vector<std::string> a = split(read_file(a_file), '\n'), b = split(read_file(b_file), '\n');
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  ASSERT_EQ(a.size(), b.size()) << a_file;
+  ASSERT_GT(a.size(), 1u) << a_file;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::vector<std::string> x = split(a[i], ','), y = split(b[i], ',');
+    ASSERT_EQ(x.size(), y.size()) << a_file << ": " << a[i] << " against " << b[i];
+    for (std::size_t f = 0; f < x.size(); ++f)
+      EXPECT_TRUE(same_field(x[f], y[f])) << a_file << ": " << a[i] << " against " << b[i];
+  }
+}
+
+// Runs the job both ways; returns the two output folders (lockstep, per GPU) and their exit codes.
+struct Pair {
+  std::string lockstep, per_gpu;
+  test_support::CommandResult grouped, single;
+};
+
+Pair run_both(const std::string& name, const std::string& job) {
+  Pair p{out_dir(name + "-auto"), out_dir(name + "-off"), {}, {}};
+  p.grouped = run_pipegrid("simulate " + job + " --out " + p.lockstep);
+  p.single = run_pipegrid("simulate " + job + " --tp-lockstep off --out " + p.per_gpu);
+  return p;
+}
+
+nlohmann::json summary_of(const std::string& dir) {
+  nlohmann::json summary = nlohmann::json::parse(read_file(dir + "/summary.json"));
+  summary["inputs"]["options"].erase("tp_lockstep");
+  return summary;
+}
+
+// A report with the output folder it names as DIR: the two runs write to different folders.
+std::string in_own_folder(std::string text, const std::string& folder) {
+  for (std::size_t at; (at = text.find(folder)) != std::string::npos;) text.replace(at, folder.size(), "DIR");
+  return text;
+}
+
+struct Case {
+  std::string name;
+  std::string job;
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
+
+class TpLockstep : public ::testing::TestWithParam<Case> {};
+
+TEST_P(TpLockstep, GivesWhatOneActorPerGpuGives) {
+  const Pair p = run_both(GetParam().name, GetParam().job);
+  ASSERT_EQ(p.grouped.exit_code, 0) << p.grouped.err;
+  ASSERT_EQ(p.single.exit_code, 0) << p.single.err;
+  const nlohmann::json grouped = summary_of(p.lockstep), single = summary_of(p.per_gpu);
+  // The lever engaged: fewer actors than GPUs.
+  EXPECT_LT(grouped["actors"].get<int>(), single["actors"].get<int>());
+  EXPECT_EQ(single["actors"].get<int>(), static_cast<int>(single["gpus"].size()));
+  nlohmann::json a = grouped, b = single;
+  a.erase("actors");
+  b.erase("actors");
+  expect_same_json(a, b, "summary");
+  expect_same_csv(p.lockstep + "/links.csv", p.per_gpu + "/links.csv");
+  expect_same_csv(p.lockstep + "/trace.csv", p.per_gpu + "/trace.csv");
+}
+
+const std::string kModel = " --model gpt-7.5b --layers 8 --link-window 1e-4 ";
+
+INSTANTIATE_TEST_SUITE_P(
+    Jobs, TpLockstep,
+    ::testing::Values(
+        // DP rings over the nodes' rails, TP 8 on each node.
+        Case{"OneFOneB", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 6" + kModel},
+        // DP rings on NVLink (two replicas per node), TP 4.
+        Case{"DpInNode", "--preset dgx-a100 --nodes 2 --schedule 1f1b --tp 4 --pp 2 --dp 2 --microbatches 4" + kModel},
+        Case{"Interleaved",
+             "--preset dgx-a100 --nodes 4 --schedule interleaved --chunks 2 --tp 8 --pp 4 --microbatches 8" + kModel},
+        Case{"RendezvousChannels", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 6 "
+                                   "--p2p rendezvous --p2p-channels 2" + kModel},
+        Case{"ZeroBubblePostValidationSteps", "--preset dgx-a100 --nodes 4 --schedule zb-h1 --tp 8 --pp 4 "
+                                              "--microbatches 8 --optimizer-sync post-validation --steps 2" + kModel},
+        Case{"DistributedOptimizer", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
+                                     "--distributed-optimizer --steps 2 --grad-bucket-size 1e7" + kModel},
+        Case{"DualPipeAnalyticDp", "--preset dgx-a100 --nodes 4 --schedule dualpipe --tp 8 --pp 4 --microbatches 8 "
+                                   "--dp-comm analytic" + kModel},
+        Case{"TpOffGradOverlapOff", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
+                                    "--tp-comm off --grad-overlap off" + kModel}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+TEST(TpLockstep, DeadlocksAsOneActorPerGpuDoes) {
+  // --grad-sync-order crossed, gradients after the step: with pp 2 and dp 2 the step-end collectives
+  // wait for each other in a cycle (grad_sync_order_test.cc).
+  const Pair p = run_both("crossed", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
+                                     "--grad-sync-order crossed --grad-overlap off" + kModel);
+  ASSERT_EQ(p.single.exit_code, 3) << p.single.err;
+  EXPECT_EQ(p.grouped.exit_code, 3);
+  EXPECT_EQ(in_own_folder(p.grouped.err, p.lockstep), in_own_folder(p.single.err, p.per_gpu));
+  EXPECT_EQ(in_own_folder(p.grouped.out, p.lockstep), in_own_folder(p.single.out, p.per_gpu));
+  EXPECT_NE((p.single.out + p.single.err).find("deadlock at"), std::string::npos);
+  expect_same_json(nlohmann::json::parse(read_file(p.lockstep + "/deadlock.json")),
+                   nlohmann::json::parse(read_file(p.per_gpu + "/deadlock.json")), "deadlock");
+}
+
+TEST(TpLockstep, AHostGoingDownFailsTheJobAsOneActorPerGpuDoes) {
+  // node1-gpu3 (TP rank 3 of pipeline rank 1's group, not the host its group's actor runs on) goes
+  // down mid-step: exit 4, the same line and failure.json (every GPU's state at the failure).
+  const std::string dir = out_dir("host-down");
+  std::filesystem::create_directories(dir);
+  const auto gen = run_pipegrid("platform gen --preset dgx-a100 --nodes 4");
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  std::ofstream(dir + "/cluster.xml") << gen.out;
+  const auto perturb = run_pipegrid("platform perturb " + dir + "/cluster.xml --fail node1-gpu3@0.03 --out " + dir + "/down");
+  ASSERT_EQ(perturb.exit_code, 0) << perturb.err;
+  const Pair p = run_both("host-down", "--platform " + dir + "/down/platform.xml --schedule 1f1b --tp 8 --pp 2 --dp 2 "
+                                       "--microbatches 4" + kModel);
+  ASSERT_EQ(p.single.exit_code, 4) << p.single.err;
+  EXPECT_EQ(p.grouped.exit_code, 4);
+  EXPECT_NE(p.single.err.find("node1-gpu3"), std::string::npos) << p.single.err;
+  EXPECT_EQ(in_own_folder(p.grouped.err, p.lockstep), in_own_folder(p.single.err, p.per_gpu));
+  expect_same_json(nlohmann::json::parse(read_file(p.lockstep + "/failure.json")),
+                   nlohmann::json::parse(read_file(p.per_gpu + "/failure.json")), "failure");
+}
+
+TEST(TpLockstep, TensorAllReducesAsFlowsKeepOneActorPerGpu) {
+  const Pair p = run_both("tp-flow", "--preset dgx-a100 --nodes 2 --schedule 1f1b --tp 8 --pp 2 --microbatches 2 "
+                                     "--tp-comm flow --trace off" + kModel);
+  ASSERT_EQ(p.grouped.exit_code, 0) << p.grouped.err;
+  EXPECT_EQ(summary_of(p.lockstep)["actors"], 16);
+}
+
+}  // namespace
+}  // namespace pipegrid
