@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
                                    "--dp-comm analytic" + kModel},
         Case{"TpOffGradOverlapOff", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
                                     "--tp-comm off --grad-overlap off" + kModel}),
-    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
 
 TEST(TpLockstep, DeadlocksAsOneActorPerGpuDoes) {
   // --grad-sync-order crossed, gradients after the step: with pp 2 and dp 2 the step-end collectives

@@ -108,9 +108,9 @@ SimulationResult simulate(const SimulationInput& input) {
   for (std::vector<int>& gpus : actors) {
     const int g = gpus.front();
     const GpuCoordinates& c = placement.coordinates(g);
-    const std::string name = gpus.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
+    const std::string actor_name = gpus.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
                                               : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
-    sg4::Actor::create(name, hosts[g], [&job, gpus = std::move(gpus)] { run_gpu(job, gpus); });
+    sg4::Actor::create(actor_name, hosts[g], [&job, gpus = std::move(gpus)] { run_gpu(job, gpus); });
   }
   engine.run();
   trace.close();
