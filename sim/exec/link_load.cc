@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace pipegrid::sim {
@@ -58,41 +59,37 @@ std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<
   return {windows.begin(), windows.end()};
 }
 
+void CumulativeBytes::take(std::vector<RateChange>& changes, double below) {
+  std::stable_sort(changes.begin(), changes.end(), [](const RateChange& a, const RateChange& b) { return a.time < b.time; });
+  std::size_t i = 0;
+  while (i < changes.size() && changes[i].time < below) {
+    const double time = changes[i].time;
+    if (!at.empty()) carried += rate.back() * (time - at.back());
+    for (; i < changes.size() && changes[i].time == time; ++i) {
+      current += changes[i].rate;
+      open_pieces += changes[i].pieces;
+    }
+    // With no piece left the rate is 0, whatever the sum of the rates' roundings says.
+    if (open_pieces == 0) current = 0;
+    at.push_back(time);
+    rate.push_back(std::max(current, 0.0));
+    before.push_back(carried);
+  }
+  changes.erase(changes.begin(), changes.begin() + static_cast<std::ptrdiff_t>(i));
+}
+
 namespace {
 
-// The link's cumulative bytes as a function of time: breakpoints where the rate changes, the rate
-// after each (0 after the last) and the bytes carried before each.
-struct Cumulative {
-  std::vector<double> at, rate, before;
-
+// The link's cumulative bytes, all its changes made breakpoints.
+struct Cumulative : CumulativeBytes {
   explicit Cumulative(const std::vector<LoadPiece>& load) {
-    struct Change {
-      double time, rate;
-      int pieces;
-    };
-    std::vector<Change> changes;
+    std::vector<RateChange> changes;
     for (const LoadPiece& piece : load) {
       const double piece_rate = piece.bytes / (piece.end - piece.start);
       changes.push_back({piece.start, piece_rate, 1});
       changes.push_back({piece.end, -piece_rate, -1});
     }
-    // Stable: equal times keep the pieces' order, which the fold (load_fold.h) can reproduce.
-    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.time < b.time; });
-    double current = 0, carried = 0;
-    int pieces = 0;
-    for (std::size_t i = 0; i < changes.size();) {
-      const double time = changes[i].time;
-      if (!at.empty()) carried += rate.back() * (time - at.back());
-      for (; i < changes.size() && changes[i].time == time; ++i) {
-        current += changes[i].rate;
-        pieces += changes[i].pieces;
-      }
-      // With no piece left the rate is 0, whatever the sum of the rates' roundings says.
-      if (pieces == 0) current = 0;
-      at.push_back(time);
-      rate.push_back(std::max(current, 0.0));
-      before.push_back(carried);
-    }
+    take(changes, std::numeric_limits<double>::infinity());
   }
 
   // C(t), for t visited in increasing order: `next` is the first breakpoint after the last t asked.

@@ -28,6 +28,25 @@ double covered_time(std::vector<std::pair<double, double>> intervals);
 /// in increasing k; a piece's bytes are spread over the windows it overlaps in proportion to overlap.
 std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<LoadPiece>& load, double width);
 
+/// A change of a link's rate: a piece starting (+rate, one more piece) or ending (−rate, one fewer).
+struct RateChange {
+  double time, rate;
+  int pieces;
+};
+
+/// A link's cumulative bytes as a function of time, from its rate changes: breakpoints where the rate
+/// changes, the rate after each (0 after the last) and the bytes carried before each. busiest_window
+/// builds it at once and the fold (load_fold.h) piece by piece, with the same arithmetic in the same
+/// order, so the two agree bit for bit.
+struct CumulativeBytes {
+  std::vector<double> at, rate, before;
+  double current = 0, carried = 0;
+  int open_pieces = 0;
+  /// Makes breakpoints of the changes before `below`, in time order (a stable sort: equal times keep
+  /// their order), and removes them from `changes`.
+  void take(std::vector<RateChange>& changes, double below);
+};
+
 /// The busiest window of `width`, sliding: the most bytes carried in any [t, t + width), t ≥ 0 real,
 /// and the earliest t that reaches it. Exact: with the rate piecewise constant, bytes in [t, t + width)
 /// is piecewise linear in t, with its kinks where t or t + width crosses a change of rate, so its

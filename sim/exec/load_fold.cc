@@ -120,37 +120,22 @@ void LoadFold::sum_covered(double below, bool everything) {
 }
 
 void LoadFold::sweep_cumulative(double below) {
-  // Cumulative's construction (link_load.cc) over the changes before `below`: all of them are known,
-  // and the stable sort keeps piece order among equal times, as there.
-  std::stable_sort(changes_.begin(), changes_.end(), [](const Change& a, const Change& b) { return a.time < b.time; });
-  std::size_t i = 0;
-  while (i < changes_.size() && changes_[i].time < below) {
-    const double time = changes_[i].time;
-    if (!at_.empty()) carried_ += rate_.back() * (time - at_.back());
-    for (; i < changes_.size() && changes_[i].time == time; ++i) {
-      current_ += changes_[i].rate;
-      open_pieces_ += changes_[i].pieces;
-    }
-    if (open_pieces_ == 0) current_ = 0;
-    at_.push_back(time);
-    rate_.push_back(std::max(current_, 0.0));
-    before_.push_back(carried_);
-  }
-  changes_.erase(changes_.begin(), changes_.begin() + static_cast<std::ptrdiff_t>(i));
+  // All the changes before `below` are known: they become breakpoints as busiest_window makes them.
+  cumulative_.take(changes_, below);
 }
 
 double LoadFold::carried_at(double t, std::size_t& next) const {
-  const std::size_t n = base_ + at_.size();
+  const std::size_t n = base_ + cumulative_.at.size();
   while (next < n && at(next) <= t) ++next;
   if (next == 0) return 0;
-  return before_[next - 1 - base_] + rate_[next - 1 - base_] * (t - at(next - 1));
+  return cumulative_.before[next - 1 - base_] + cumulative_.rate[next - 1 - base_] * (t - at(next - 1));
 }
 
 void LoadFold::sweep_windows(double below, bool everything) {
   // busiest_window's sweep, as far as the candidates t with t + width < below: later breakpoints are
   // at or after `below`, so later candidates are at or after max(0, below − width), and C(t), C(t +
   // width) are final.
-  const std::size_t n = base_ + at_.size();
+  const std::size_t n = base_ + cumulative_.at.size();
   const double last_start = std::max(0.0, below - width_);
   while (early_ < n || late_ < n) {
     const double from_end = early_ < n ? std::max(0.0, at(early_) - width_) : 0;
@@ -169,10 +154,10 @@ void LoadFold::sweep_windows(double below, bool everything) {
   std::size_t needed = std::min({early_, late_, start_next_ > 0 ? start_next_ - 1 : 0, end_next_ > 0 ? end_next_ - 1 : 0,
                                  n > 0 ? n - 1 : 0});
   const std::size_t drop = needed - std::min(needed, base_);
-  if (drop > 64 && 2 * drop > at_.size()) {
-    at_.erase(at_.begin(), at_.begin() + static_cast<std::ptrdiff_t>(drop));
-    rate_.erase(rate_.begin(), rate_.begin() + static_cast<std::ptrdiff_t>(drop));
-    before_.erase(before_.begin(), before_.begin() + static_cast<std::ptrdiff_t>(drop));
+  if (drop > 64 && 2 * drop > cumulative_.at.size()) {
+    cumulative_.at.erase(cumulative_.at.begin(), cumulative_.at.begin() + static_cast<std::ptrdiff_t>(drop));
+    cumulative_.rate.erase(cumulative_.rate.begin(), cumulative_.rate.begin() + static_cast<std::ptrdiff_t>(drop));
+    cumulative_.before.erase(cumulative_.before.begin(), cumulative_.before.begin() + static_cast<std::ptrdiff_t>(drop));
     base_ += drop;
   }
 }

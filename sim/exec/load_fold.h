@@ -38,7 +38,7 @@ class LoadFold {
   /// Pieces not folded yet (the caller folds when there are many).
   std::size_t buffered() const { return pieces_.size(); }
   /// Everything it keeps, pieces, changes, breakpoints and busy components (without the timeline's grid).
-  std::size_t kept() const { return pieces_.size() + changes_.size() + at_.size() + components_.size(); }
+  std::size_t kept() const { return pieces_.size() + changes_.size() + cumulative_.at.size() + components_.size(); }
 
   double width() const { return width_; }
   bool timeline() const { return timeline_; }
@@ -51,10 +51,6 @@ class LoadFold {
   Views views() const;
 
  private:
-  struct Change {
-    double time, rate;
-    int pieces;
-  };
   // Folds the final pieces, and what lies below the horizons (everything: all of it, the last piece too).
   void fold_below(double horizon, double busy_horizon, bool everything);
   void add_window_bytes(const LoadPiece& piece);
@@ -62,7 +58,7 @@ class LoadFold {
   void sum_covered(double below, bool everything);
   void sweep_cumulative(double below);
   void sweep_windows(double below, bool everything);
-  double at(std::size_t i) const { return at_[i - base_]; }
+  double at(std::size_t i) const { return cumulative_.at[i - base_]; }
   double carried_at(double t, std::size_t& next) const;
 
   double width_;
@@ -79,11 +75,9 @@ class LoadFold {
 
   // The cumulative bytes (link_load.cc, Cumulative): rate changes of folded pieces not yet made
   // breakpoints, in piece order; the breakpoints still needed, from absolute index `base_`.
-  std::vector<Change> changes_;
-  std::vector<double> at_, rate_, before_;
+  std::vector<RateChange> changes_;
+  CumulativeBytes cumulative_;
   std::size_t base_ = 0;
-  double current_ = 0, carried_ = 0;
-  int open_pieces_ = 0;
 
   // busiest_window's sweep: absolute indices of its candidates and of C(t)'s and C(t + width)'s
   // next breakpoints, and the best window so far.
