@@ -11,12 +11,17 @@
 // send_backward_recv_backward after each cooldown backward. When every forward is in the warmup
 // (m = p), a recv_backward comes before the first backward instead.
 //
-// Blocking batches pair up: rank r + 1 runs one call behind rank r, so a message rank s sends in its
-// call c is received in call c − 1 of the next rank and c + 1 of the previous one; round the ring
-// (rank p − 1 to rank 0 between chunks, and back) the offset is p − 1. That is where Megatron's
-// recv_tensor_from_previous_stage flags put each receive (no receive on the first rank while
-// k < p − 1), derived here from the sends instead of restated.
+// Each call receives what the rank's next ops read: Megatron's recv_prev / recv_next flags ask for
+// the input of the next forward and the gradient of the next backward, so a message is received in
+// the rank's last call before the op that reads it. In the steady state that is one call after
+// (forward) or before (backward) the sender's, p − 1 round the ring (rank p − 1 to rank 0 between
+// chunks, and back) — where recv_tensor_from_previous_stage puts each receive, no receive on the
+// first rank while k < p − 1 — but when every forward is in the warmup (m = p) the ranks' backward
+// phases start together after recv_backward, and the offsets no longer hold; the rule does.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "common/input_error.h"
@@ -79,6 +84,16 @@ std::vector<Call> calls_of(const Schedule& s, int rank, int warmup) {
   return calls;
 }
 
+// The position of the op that reads each result, on whichever rank runs it (each result has one
+// reader).
+std::vector<std::size_t> reader_positions(const Schedule& s, const ResultIndex& index) {
+  std::vector<std::size_t> position(index.size(), 0);
+  for (const auto& program : s.programs)
+    for (std::size_t pos = 0; pos < program.size(); ++pos)
+      if (const auto in = input_of(s.layout, program[pos].first)) position[index(*in)] = pos;
+  return position;
+}
+
 }  // namespace
 
 void lower_megatron_interleaved(Schedule& s) {
@@ -96,21 +111,20 @@ void lower_megatron_interleaved(Schedule& s) {
     check_order(s, r, warmup);
     calls[r] = calls_of(s, r, warmup);
   }
+  const ResultIndex index(s.num_stages(), s.microbatches);
+  const std::vector<std::size_t> reader_at = reader_positions(s, index);
   for (int from = 0; from < p; ++from)
-    for (std::size_t c = 0; c < calls[from].size(); ++c)
-      for (const auto* sends : {&calls[from][c].send_next, &calls[from][c].send_prev})
+    for (const Call& sending : calls[from])
+      for (const auto* sends : {&sending.send_next, &sending.send_prev})
         for (const CommAction& send : *sends) {
           const Result r = *message_of(s.layout, send);
           const int to = receiver_rank(s, r);
-          const bool forward = r.flow == Flow::Forward;
-          const bool round_the_ring = forward ? to < from : to > from;
-          const std::ptrdiff_t offset = round_the_ring ? (forward ? p - 1 : 1 - p) : (forward ? -1 : 1);
-          const std::ptrdiff_t target = static_cast<std::ptrdiff_t>(c) + offset;
-          if (target < 0 || target >= static_cast<std::ptrdiff_t>(calls[to].size()))
-            throw std::logic_error(
-                fmt::format("megatron plan: rank {} has no call to receive {}", to, to_string(send)));
-          Call& call = calls[to][static_cast<std::size_t>(target)];
-          (forward ? call.receive_prev : call.receive_next).push_back(receive_of(s.layout, r));
+          // calls[to] is ordered by `before`; the last call at or before the reader (calls[0], before
+          // 0, is at or before every op).
+          const auto after = std::upper_bound(calls[to].begin(), calls[to].end(), reader_at[index(r)],
+                                              [](std::size_t pos, const Call& call) { return pos < call.before; });
+          Call& call = *std::prev(after);
+          (r.flow == Flow::Forward ? call.receive_prev : call.receive_next).push_back(receive_of(s.layout, r));
         }
   for (int r = 0; r < p; ++r)
     for (const Call& call : calls[r]) {

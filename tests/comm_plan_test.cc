@@ -3,6 +3,7 @@
 // grouping deadlocking the ones it is known to deadlock, with the cycle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "schedules/comm_plan.h"
@@ -59,6 +60,33 @@ TEST(CommPlan, MegatronInterleavedCallsPairUpRankByRank) {
   for (const CommBatch& b : r3) EXPECT_EQ(b.wait, CommWait::Now);
   // Each rank sends its messages in calls its neighbours receive them in: a rendezvous run finishes.
   EXPECT_FALSE(time_lowered(s, ActionTimes{1, 2, 1, std::nullopt}, {0.01, P2pMode::Rendezvous}).deadlock);
+}
+
+TEST(CommPlan, MegatronInterleavedWithEveryForwardInTheWarmupReceivesTheFirstGradientInRecvBackward) {
+  // m = p: num_warmup_microbatches = total_num_microbatches on every rank (all_warmup_microbatches),
+  // so the last warmup call is send_forward_recv_forward with recv_prev off (k = total − 1), then
+  // recv_backward, then one send_backward_recv_backward after each backward. Rank 2 of p = 4, v = 2
+  // (stages 2 and 6) gets stage 7's first gradient in that recv_backward — sent by rank 3 after its
+  // first backward, so rank 2 receives it one call *before* the call it was sent in, not one after.
+  const Schedule s = lower(generate_interleaved({4, 4, 2}), CommPlan::Megatron);
+  validate_comms(s);
+  std::vector<std::string> r2;
+  for (const CommBatch& b : s.comms[2]) r2.push_back(to_string(b));
+  const auto last_forward = std::find(r2.begin(), r2.end(), "[6RECV_F3;6SEND_F2]");
+  ASSERT_NE(last_forward, r2.end());
+  ASSERT_GE(r2.end() - last_forward, 4);
+  EXPECT_EQ(last_forward[1], "[6SEND_F3]");
+  EXPECT_EQ(last_forward[2], "[6RECV_B0]");
+  EXPECT_EQ(last_forward[3], "[6SEND_B0;6RECV_B1]");
+  // Every rank's calls pair up with its neighbours': rendezvous runs finish, for other depths too.
+  for (int p : {3, 4, 8})
+    for (int v : {2, 3}) {
+      SCOPED_TRACE(::testing::Message() << "p=" << p << " v=" << v);
+      const Schedule all_warmup = lower(generate_interleaved({p, p, v}), CommPlan::Megatron);
+      validate_comms(all_warmup);
+      const CommTiming t = time_lowered(all_warmup, ActionTimes{1, 2, 1, std::nullopt}, {0.01, P2pMode::Rendezvous});
+      EXPECT_FALSE(t.deadlock) << t.deadlock->chain();
+    }
 }
 
 struct Grid {
