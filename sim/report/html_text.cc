@@ -72,7 +72,10 @@ std::string paragraphs(std::string_view text) {
       continue;
     }
     if (trimmed.empty()) flush();
-    else paragraph += (paragraph.empty() ? "" : " ") + std::string(trimmed);
+    else {
+      if (!paragraph.empty()) paragraph += ' ';
+      paragraph += trimmed;
+    }
   }
   if (in_code) out += "<pre>" + escape(code) + "</pre>\n";  // a fence left open: its lines all the same
   flush();
