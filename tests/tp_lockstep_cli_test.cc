@@ -1,8 +1,11 @@
-// One actor per TP group (--tp-lockstep auto, sim/exec/tp_lockstep.h) against one actor per GPU
-// (--tp-lockstep off) on generated DGX A100 platforms, which are rail-symmetric: every member's flows
-// cross images of the first member's links, so the members' inputs arrive together and the two runs
-// must agree — summary.json (makespan, step ends, every GPU's account), links.csv and the trace rows
-// (in any order), to 1e-9 relative; a deadlock's report and deadlock.json alike.
+// One actor per TP group (--tp-lockstep auto, sim/exec/tp_lockstep.h) and one SimGrid comm for the
+// TP members' copies of a flow (--rail-fold auto, sim/exec/rail_fold.h), the defaults, against one
+// actor and one comm per GPU (--tp-lockstep off, which folds nothing) on generated DGX A100
+// platforms, which are rail-symmetric: every member's flows cross images of the first member's
+// links, so the members' inputs arrive together and the runs must agree — summary.json (makespan,
+// step ends, every GPU's account), links.csv and the trace rows (in any order), to 1e-9 relative; a
+// deadlock's report and deadlock.json alike. Where the rails share a link (one NIC per node) the fold
+// declines and says why, and the results stay the unfolded run's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,6 +104,13 @@ nlohmann::json summary_of(const std::string& dir) {
   return summary;
 }
 
+// The summary without what the levers change: how many actors and comms ran the job, and whether
+// the rails were folded.
+nlohmann::json results_of(nlohmann::json summary) {
+  for (const char* lever : {"actors", "simgrid_comms", "rail_fold", "rail_fold_why_not"}) summary.erase(lever);
+  return summary;
+}
+
 // A report with the output folder it names as DIR: the two runs write to different folders.
 std::string in_own_folder(std::string text, const std::string& folder) {
   for (std::size_t at; (at = text.find(folder)) != std::string::npos;) text.replace(at, folder.size(), "DIR");
@@ -110,6 +120,9 @@ std::string in_own_folder(std::string text, const std::string& folder) {
 struct Case {
   std::string name;
   std::string job;
+  // How many GPUs' copies of a flow one comm carries: the job's TP where the rails fold (every flow
+  // joins two GPUs of one TP index, so a fold starts 1/TP of the comms), 1 where the fold declines.
+  int fold;
 };
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
@@ -121,13 +134,14 @@ TEST_P(TpLockstep, GivesWhatOneActorPerGpuGives) {
   ASSERT_EQ(p.grouped.exit_code, 0) << p.grouped.err;
   ASSERT_EQ(p.single.exit_code, 0) << p.single.err;
   const nlohmann::json grouped = summary_of(p.lockstep), single = summary_of(p.per_gpu);
-  // The lever engaged: fewer actors than GPUs.
+  // The levers engaged: fewer actors than GPUs, and one comm for the TP members' copies of a flow.
   EXPECT_LT(grouped["actors"].get<int>(), single["actors"].get<int>());
   EXPECT_EQ(single["actors"].get<int>(), static_cast<int>(single["gpus"].size()));
-  nlohmann::json a = grouped, b = single;
-  a.erase("actors");
-  b.erase("actors");
-  expect_same_json(a, b, "summary");
+  EXPECT_EQ(grouped["rail_fold"], GetParam().fold > 1) << grouped["rail_fold_why_not"];
+  EXPECT_EQ(single["rail_fold"], false);
+  EXPECT_GT(grouped["simgrid_comms"].get<int>(), 0);
+  EXPECT_EQ(single["simgrid_comms"].get<int>(), GetParam().fold * grouped["simgrid_comms"].get<int>());
+  expect_same_json(results_of(grouped), results_of(single), "summary");
   expect_same_csv(p.lockstep + "/links.csv", p.per_gpu + "/links.csv");
   expect_same_csv(p.lockstep + "/trace.csv", p.per_gpu + "/trace.csv");
 }
@@ -138,21 +152,22 @@ INSTANTIATE_TEST_SUITE_P(
     Jobs, TpLockstep,
     ::testing::Values(
         // DP rings over the nodes' rails, TP 8 on each node.
-        Case{"OneFOneB", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 6" + kModel},
-        // DP rings on NVLink (two replicas per node), TP 4.
-        Case{"DpInNode", "--preset dgx-a100 --nodes 2 --schedule 1f1b --tp 4 --pp 2 --dp 2 --microbatches 4" + kModel},
+        Case{"OneFOneB", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 6" + kModel, 8},
+        // DP rings on NVLink (two replicas per node), TP 4: every rail's ring crosses the node's
+        // NVSwitch link, which the fold cannot give each rail alone — it declines.
+        Case{"DpInNode", "--preset dgx-a100 --nodes 2 --schedule 1f1b --tp 4 --pp 2 --dp 2 --microbatches 4" + kModel, 1},
         Case{"Interleaved",
-             "--preset dgx-a100 --nodes 4 --schedule interleaved --chunks 2 --tp 8 --pp 4 --microbatches 8" + kModel},
+             "--preset dgx-a100 --nodes 4 --schedule interleaved --chunks 2 --tp 8 --pp 4 --microbatches 8" + kModel, 8},
         Case{"RendezvousChannels", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 6 "
-                                   "--p2p rendezvous --p2p-channels 2" + kModel},
+                                   "--p2p rendezvous --p2p-channels 2" + kModel, 8},
         Case{"ZeroBubblePostValidationSteps", "--preset dgx-a100 --nodes 4 --schedule zb-h1 --tp 8 --pp 4 "
-                                              "--microbatches 8 --optimizer-sync post-validation --steps 2" + kModel},
+                                              "--microbatches 8 --optimizer-sync post-validation --steps 2" + kModel, 8},
         Case{"DistributedOptimizer", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
-                                     "--distributed-optimizer --steps 2 --grad-bucket-size 1e7" + kModel},
+                                     "--distributed-optimizer --steps 2 --grad-bucket-size 1e7" + kModel, 8},
         Case{"DualPipeAnalyticDp", "--preset dgx-a100 --nodes 4 --schedule dualpipe --tp 8 --pp 4 --microbatches 8 "
-                                   "--dp-comm analytic" + kModel},
+                                   "--dp-comm analytic" + kModel, 8},
         Case{"TpOffGradOverlapOff", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
-                                    "--tp-comm off --grad-overlap off" + kModel}),
+                                    "--tp-comm off --grad-overlap off" + kModel, 8}),
     [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
 
 TEST(TpLockstep, DeadlocksAsOneActorPerGpuDoes) {
@@ -193,7 +208,31 @@ TEST(TpLockstep, TensorAllReducesAsFlowsKeepOneActorPerGpu) {
   const Pair p = run_both("tp-flow", "--preset dgx-a100 --nodes 2 --schedule 1f1b --tp 8 --pp 2 --microbatches 2 "
                                      "--tp-comm flow --trace off" + kModel);
   ASSERT_EQ(p.grouped.exit_code, 0) << p.grouped.err;
-  EXPECT_EQ(summary_of(p.lockstep)["actors"], 16);
+  const nlohmann::json summary = summary_of(p.lockstep);
+  EXPECT_EQ(summary["actors"], 16);
+  // No lockstep, no fold: the members' flows need not start together.
+  EXPECT_EQ(summary["rail_fold"], false);
+  EXPECT_EQ(summary["rail_fold_why_not"], "GPU 0's TP group does not run in lockstep (tp_lockstep.h)");
+}
+
+TEST(RailFold, DeclinesWhereTheRailsShareALinkAndTheResultsStayTheUnfoldedRuns) {
+  // One InfiniBand port per node: the 8 members' pipeline flows to the next node share it, so one
+  // comm for all of them would take a share the 8 do not get. The fold declines, naming the link.
+  const std::string job = "--preset dgx-a100 --nodes 4 --nics-per-node 1 --schedule 1f1b --tp 8 --pp 2 --dp 2 "
+                          "--microbatches 4 --trace off" + kModel;
+  const std::string folded = out_dir("one-nic-auto"), unfolded = out_dir("one-nic-off");
+  const auto a = run_pipegrid("simulate " + job + " --out " + folded);
+  const auto b = run_pipegrid("simulate " + job + " --rail-fold off --out " + unfolded);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(folded + "/summary.json"));
+  EXPECT_EQ(summary["rail_fold"], false);
+  const std::string why = summary["rail_fold_why_not"];
+  EXPECT_TRUE(why.starts_with("link ") && why.find(" carries the flows of rails 0 and 1") != std::string::npos) << why;
+  nlohmann::json off = nlohmann::json::parse(read_file(unfolded + "/summary.json"));
+  off["inputs"]["options"]["rail_fold"] = "auto";
+  expect_same_json(results_of(summary), results_of(off), "summary");
+  EXPECT_EQ(summary["simgrid_comms"], off["simgrid_comms"]);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
+#include "sim/exec/rail_fold.h"
 #include "sim/exec/tp_lockstep.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
@@ -101,6 +102,11 @@ SimulationResult simulate(const SimulationInput& input) {
   }
   job_ptr = &job;
   FailureWatch failures(job, input.link_up_dates);
+  // The fold reads the job's routes, which exist once the platform is sealed.
+  engine.seal_platform();
+  std::string no_fold;
+  const std::optional<RailFold> fold = exact_rail_fold(input, job, network, no_fold);
+  if (fold) network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails);
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
@@ -117,6 +123,9 @@ SimulationResult simulate(const SimulationInput& input) {
 
   SimulationResult result;
   result.actors = static_cast<int>(actors.size());
+  result.simgrid_comms = network.simgrid_comms();
+  result.rail_fold = fold.has_value();
+  result.rail_fold_why_not = no_fold;
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {
     const GpuAccount& account = job.accounts[g];

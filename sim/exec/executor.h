@@ -42,6 +42,9 @@ struct SimulationInput {
   std::vector<std::string> speed_profiled_hosts = {};
   /// Per link with a state profile, the dates it turns on (failure_watch.h, --on-failure wait).
   std::map<std::string, std::vector<double>> link_up_dates = {};
+  /// Some host or link of the platform has a profile (speed, state, bandwidth, latency): what it
+  /// does differs between rails, so the rails are not folded (rail_fold.h).
+  bool time_varying_platform = false;
 };
 
 /// Per link, what the run put through it (link_report.h).
@@ -83,6 +86,10 @@ struct SimulationResult {
   std::vector<GpuReport> gpus;
   /// SimGrid actors that ran the ranks' programs: one per GPU, or per lockstep TP group (tp_lockstep.h).
   int actors = 0;
+  /// SimGrid comms the run started, and whether the rails were folded (rail_fold.h).
+  std::uint64_t simgrid_comms = 0;
+  bool rail_fold = false;
+  std::string rail_fold_why_not;  // the condition of rail_fold.h that failed, when not folded
   std::vector<LinkReport> links;  // every link of the platform, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
   /// Set when a host or link went down and ended the job (exit 4; failure.json written).

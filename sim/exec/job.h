@@ -62,6 +62,9 @@ struct ExecOptions {
   /// --tp-lockstep auto: one actor per TP group where its members run in lockstep (tp_lockstep.h);
   /// off: one actor per GPU.
   bool tp_lockstep = true;
+  /// --rail-fold auto: one SimGrid comm for the TP members' copies of a flow where that is exact
+  /// (rail_fold.h); off: one per GPU.
+  bool rail_fold = true;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs

@@ -9,6 +9,8 @@
 #include <simgrid/simix.hpp>
 #include <xbt/config.hpp>
 #include <stdexcept>
+#include <tuple>
+#include <fmt/format.h>
 
 #include "sim/exec/rails.h"
 
@@ -153,39 +155,111 @@ bool is_collective(FlowKind kind) {
 }
 }  // namespace
 
-sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) {
-  const RouteEntry& entry = route_entry(flow.src_gpu, flow.dst_gpu);
-  const double now = sg4::Engine::get_clock();
-  for (int index : entry.links) {
+void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails) {
+  if (rail_of_gpu.size() != hosts_.size() || rail0_gpu.size() != hosts_.size() || rails < 2)
+    throw std::logic_error("Network::use_rail_fold: one rail and one rail-0 GPU per job GPU, two rails or more");
+  rail_of_gpu_ = std::move(rail_of_gpu);
+  rail0_gpu_ = std::move(rail0_gpu);
+  fold_rails_ = rails;
+}
+
+std::size_t Network::FoldKeyHash::operator()(const FoldKey& k) const {
+  const std::hash<double> h;
+  std::size_t seed = std::hash<int>()(k.src_gpu) * 1000003u ^ std::hash<int>()(k.dst_gpu);
+  seed = seed * 31u + static_cast<std::size_t>(k.kind);
+  return (seed * 1000003u ^ h(k.bytes)) * 31u ^ h(k.latency_fraction);
+}
+
+void Network::account_start(const Rider& rider, double now) {
+  for (int index : rider.route->links) {
     LinkUsage& usage = links_[index];
     if (usage.active_flows++ == 0) usage.busy_since = now;
-    usage.bytes += flow.bytes;
+    usage.bytes += rider.info.bytes;
     ++usage.flows;
   }
-  // Made and started by maestro on the calling actor's behalf (see the constructor), registered
-  // before it starts so that its completion finds it. One simcall, as a start() from the actor is.
+}
+
+void Network::check_fold_complete(const ActiveFlow& flow) const {
+  if (fold_rails_ == 0 || static_cast<int>(flow.riders.size()) == fold_rails_ ||
+      rail_of_gpu_[flow.riders.front().info.src_gpu] != rail_of_gpu_[flow.riders.front().info.dst_gpu])
+    return;
+  const FlowInfo& f = flow.riders.front().info;
+  throw std::logic_error(fmt::format(
+      "--rail-fold: a {} flow from GPU {} to GPU {} ({} bytes) started at {} s on {} of the {} rails only: the "
+      "rails did not run in step; --rail-fold off runs every rail's flows",
+      flow_kind_name(f.kind), f.src_gpu, f.dst_gpu, f.bytes, flow.start, flow.riders.size(), fold_rails_));
+}
+
+void Network::check_folds_complete() {
+  for (const auto& [key, comm] : forming_)
+    if (const auto it = active_.find(comm); it != active_.end()) check_fold_complete(in_flight_[it->second]);
+  forming_.clear();
+}
+
+sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) {
+  // Made and started by maestro on the calling actor's behalf (see the constructor): one simcall, as
+  // a start() from the actor is. The flows the actors of one scheduling round start are so made one
+  // after the other, in the round's order, and a rail's copy finds the comm its rail-0 copy started.
   sg4::CommPtr comm;
-  simgrid::kernel::actor::simcall_answered([&] {
-    comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
-    // A NCCL collective's hop inside a node moves its bytes at the NVLink efficiency: SimGrid is given
-    // bytes / efficiency to carry (the link accounting above keeps the real bytes). Under contention
-    // it also takes that much more of the links' share, as NCCL's channels occupy them.
-    const bool slowed = nvlink_efficiency_ < 1 && is_collective(flow.kind) && in_one_node(flow.src_gpu, flow.dst_gpu);
-    const auto payload = static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes);
-    comm->set_payload_size(payload);
-    active_.emplace(comm.get(), in_flight_.size());
-    in_flight_.push_back(ActiveFlow{flow, &entry, now, comm, static_cast<double>(payload),
-                                    payload > 0 ? flow.bytes / static_cast<double>(payload) : 0});
-    starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
-    comm->start();
-    starting_latency_fraction = 1;
-  });
+  bool joined = false;
+  simgrid::kernel::actor::simcall_answered([&] { std::tie(comm, joined) = start_in_maestro(flow, latency_fraction); });
   // SimGrid 3.32 fails a flow that starts over a link that is down inside start() and tells no one
   // (CommImpl::start: LINK_FAILURE, then post()): its listeners hear of it here.
-  if (!failed_listeners_.empty() &&
-      std::any_of(entry.links.begin(), entry.links.end(), [&](int index) { return !links_[index].link->is_on(); }))
+  const auto& links = route_entry(flow.src_gpu, flow.dst_gpu).links;
+  if (!joined && !failed_listeners_.empty() &&
+      std::any_of(links.begin(), links.end(), [&](int index) { return !links_[index].link->is_on(); }))
     flow_ended(comm.get(), false);
   return comm;
+}
+
+std::pair<sg4::CommPtr, bool> Network::start_in_maestro(const FlowInfo& flow, double latency_fraction) {
+  const double now = sg4::Engine::get_clock();
+  Rider rider{flow, &route_entry(flow.src_gpu, flow.dst_gpu)};
+  // A copy of a flow already started now on another rail rides with it.
+  const bool folds = fold_rails_ > 0 && rail_of_gpu_[flow.src_gpu] == rail_of_gpu_[flow.dst_gpu];
+  FoldKey key{};
+  if (folds) {
+    if (forming_at_ != now) check_folds_complete();
+    forming_at_ = now;
+    key = {rail0_gpu_[flow.src_gpu], rail0_gpu_[flow.dst_gpu], flow.kind, flow.bytes, latency_fraction};
+    if (const auto it = forming_.find(key); it != forming_.end()) {
+      const auto at = active_.find(it->second);
+      if (at == active_.end())
+        throw std::logic_error(fmt::format("--rail-fold: a {} flow of rail {} started at {} s after its rail-0 copy "
+                                           "ended; --rail-fold off runs them apart",
+                                           flow_kind_name(flow.kind), rail_of_gpu_[flow.src_gpu], now));
+      ActiveFlow& carrier = in_flight_[at->second];
+      for (const Rider& other : carrier.riders)
+        if (rail_of_gpu_[other.info.src_gpu] == rail_of_gpu_[flow.src_gpu])
+          throw std::logic_error(fmt::format("--rail-fold: two {} flows of rail {} between the same GPUs' groups "
+                                             "started at {} s; --rail-fold off runs them apart",
+                                             flow_kind_name(flow.kind), rail_of_gpu_[flow.src_gpu], now));
+      account_start(rider, now);
+      carrier.riders.push_back(rider);
+      return {carrier.comm, true};
+    }
+  }
+  account_start(rider, now);
+  // The comm runs on rail 0's route, whichever rail's copy starts it.
+  const int src = folds ? key.src_gpu : flow.src_gpu;
+  const int dst = folds ? key.dst_gpu : flow.dst_gpu;
+  sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
+  // A NCCL collective's hop inside a node moves its bytes at the NVLink efficiency: SimGrid is given
+  // bytes / efficiency to carry (the link accounting above keeps the real bytes). Under contention
+  // it also takes that much more of the links' share, as NCCL's channels occupy them.
+  const bool slowed = nvlink_efficiency_ < 1 && is_collective(flow.kind) && in_one_node(src, dst);
+  const auto payload = static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes);
+  comm->set_payload_size(payload);
+  // Registered before it starts, so that its completion finds it.
+  active_.emplace(comm.get(), in_flight_.size());
+  in_flight_.push_back(ActiveFlow{{rider}, now, comm, static_cast<double>(payload),
+                                  payload > 0 ? flow.bytes / static_cast<double>(payload) : 0});
+  starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
+  comm->start();
+  starting_latency_fraction = 1;
+  ++simgrid_comms_;
+  if (folds) forming_.emplace(key, comm.get());
+  return {comm, false};
 }
 
 // Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
@@ -213,6 +287,7 @@ void Network::fold_load(LinkUsage& usage) {
 void Network::sample_flows() {
   const double now = sg4::Engine::get_clock();
   if (now <= last_sample_) return;
+  if (!forming_.empty()) check_folds_complete();
   const double elapsed = now - last_sample_;
   uncarried_since_ = now;
   for (ActiveFlow& flow : in_flight_) {
@@ -223,12 +298,13 @@ void Network::sample_flows() {
     if (flow.carried <= 0) uncarried_since_ = std::min(uncarried_since_, flow.start);
     const double rate = bytes / elapsed;
     if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
-    for (int index : flow.route->links) {
-      LinkUsage& usage = links_[index];
-      if (!usage.rate_changed) changed_links_.push_back(index);
-      usage.rate_changed = true;
-      usage.rate_change += rate - flow.rate;
-    }
+    for (const Rider& rider : flow.riders)
+      for (int index : rider.route->links) {
+        LinkUsage& usage = links_[index];
+        if (!usage.rate_changed) changed_links_.push_back(index);
+        usage.rate_changed = true;
+        usage.rate_change += rate - flow.rate;
+      }
     flow.rate = rate;
   }
   for (int index : changed_links_) {
@@ -274,29 +350,40 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   // now. What rounding left goes to the piece that ends here (a zero-length piece is added to it); a
   // flow never sampled spreads its bytes over its life. A flow cut by a failure carried only what it
   // was sampled to have carried, and is not one of the link's flows (--on-failure wait sends it again).
-  const double left = flow.info.bytes - flow.carried;
-  for (int index : flow.route->links) {
-    LinkUsage& usage = links_[index];
-    if (--usage.active_flows == 0) {
-      usage.busy_time += end - usage.busy_since;
-      usage.load.add_busy(usage.busy_since, end);
+  if (finished) check_fold_complete(flow);
+  // Every rider carried what the comm did (riders fold only with the same bytes).
+  for (const Rider& rider : flow.riders) {
+    const double carried = flow.carried;
+    const double left = rider.info.bytes - carried;
+    for (int index : rider.route->links) {
+      LinkUsage& usage = links_[index];
+      if (--usage.active_flows == 0) {
+        usage.busy_time += end - usage.busy_since;
+        usage.load.add_busy(usage.busy_since, end);
+      }
+      change_rate(usage, -flow.rate, end);
+      if (!finished) {
+        usage.bytes -= std::max(0.0, left);
+        --usage.flows;
+      } else if (left > 0) {
+        usage.load.add(carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
+      }
+      fold_load(usage);
     }
-    change_rate(usage, -flow.rate, end);
-    if (!finished) {
-      usage.bytes -= std::max(0.0, left);
-      --usage.flows;
-    } else if (left > 0) {
-      usage.load.add(flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
-    }
-    fold_load(usage);
   }
   // before the listeners, who may start flows
   released_.push_back(std::move(flow.comm));
   if (!finished) {
-    for (const FlowFailed& listener : failed_listeners_) listener(flow.info, flow.route->links);
+    for (const Rider& rider : flow.riders)
+      for (const FlowFailed& listener : failed_listeners_) listener(rider.info, rider.route->links);
     return;
   }
-  for (const FlowEnd& listener : listeners_) listener(flow.info, flow.start, end);
+  // In rail order, as the rails' copies started (rail 0's first where the actors ran in step).
+  std::sort(flow.riders.begin(), flow.riders.end(), [&](const Rider& a, const Rider& b) {
+    return rail_of_gpu_.empty() ? false : rail_of_gpu_[a.info.src_gpu] < rail_of_gpu_[b.info.src_gpu];
+  });
+  for (const Rider& rider : flow.riders)
+    for (const FlowEnd& listener : listeners_) listener(rider.info, flow.start, end);
 }
 
 }  // namespace pipegrid::sim

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/exec/analytic_holds.h"
@@ -83,6 +84,18 @@ class Network {
   /// route the rails may need exists (needed_routes.h: rail_routes): SimGrid ends the process on a
   /// missing one. Without it every ring keeps one path per hop.
   void use_rails(std::vector<simgrid::s4u::Host*> platform_gpu_hosts, std::vector<int> node_of_gpu);
+  /// Folds the rails (rail_fold.h): a flow between two GPUs of rail k > 0 rides with its image on
+  /// rail 0 — the flow between the rail-0 GPUs of their TP groups, `rail0_gpu` — started at the same
+  /// time with the same bytes, kind and latency fraction: SimGrid carries one comm for all the
+  /// rails' copies, and each copy's links are accounted as if it ran (its bytes, busy time and load
+  /// on its own route), and its listeners hear it end. Exact where rail_fold_is_exact holds: every
+  /// rail's flows then see what rail 0's see. A comm is made on rail 0's route by whichever copy starts
+  /// first; one that has not gathered a copy per rail by the time the clock moves on (or by its end)
+  /// means the rails did not run in step, and the run stops with an internal error naming
+  /// --rail-fold off. Call it before the simulation starts.
+  void use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails);
+  /// SimGrid comms started so far (a folded comm once for all its rails).
+  std::uint64_t simgrid_comms() const { return simgrid_comms_; }
   /// The platform's rails, or nullptr when use_rails was not called.
   Rails* rails() { return rails_.get(); }
   /// NCCL's collectives do not reach an NVLink's bandwidth: nccl-tests measure their bus bandwidth at
@@ -160,9 +173,13 @@ class Network {
     std::vector<int> links;  // indices into links_
     double latency = 0;
   };
-  struct ActiveFlow {
+  // One copy of a flow: what it carries and its route. A comm carries one, or one per rail when folded.
+  struct Rider {
     FlowInfo info;
     const RouteEntry* route;
+  };
+  struct ActiveFlow {
+    std::vector<Rider> riders;  // the first rider's kind, bytes and latency fraction are the comm's
     double start;
     simgrid::s4u::CommPtr comm;  // alive until it completes: SimGrid keeps only a raw pointer to it
     double remaining;            // SimGrid's bytes left at the last sample (its payload's units)
@@ -171,6 +188,23 @@ class Network {
     double rate = 0;             // bytes per second since the last sample
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
+  // start_flow's work, in maestro: the comm, and whether the flow joined one already started.
+  std::pair<simgrid::s4u::CommPtr, bool> start_in_maestro(const FlowInfo& flow, double latency_fraction);
+  // A rider's start on its route's links.
+  void account_start(const Rider& rider, double now);
+  // What folds flows together: the rail-0 pair, the kind, the bytes and the latency fraction.
+  struct FoldKey {
+    int src_gpu, dst_gpu;
+    FlowKind kind;
+    double bytes, latency_fraction;
+    friend bool operator==(const FoldKey&, const FoldKey&) = default;
+  };
+  struct FoldKeyHash {
+    std::size_t operator()(const FoldKey& k) const;
+  };
+  // Checks that every comm folded at the current time has its copy on every rail.
+  void check_folds_complete();
+  void check_fold_complete(const ActiveFlow& flow) const;
   int link_index(simgrid::s4u::Link* link);
   void change_rate(LinkUsage& usage, double change, double at);
   void fold_load(LinkUsage& usage);
@@ -200,6 +234,12 @@ class Network {
   // Comms completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::CommPtr> released_;
   std::unique_ptr<Rails> rails_;
+  // use_rail_fold's map, and the comms folded at the current time that may still gather riders.
+  std::vector<int> rail_of_gpu_, rail0_gpu_;
+  int fold_rails_ = 0;
+  std::unordered_map<FoldKey, const simgrid::s4u::Comm*, FoldKeyHash> forming_;
+  double forming_at_ = -1;
+  std::uint64_t simgrid_comms_ = 0;
 };
 
 }  // namespace pipegrid::sim

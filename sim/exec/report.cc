@@ -90,7 +90,10 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                       {"steps", std::max<std::size_t>(result.step_ends.size(), 1)},
                       {"first_step", result.first_step()},
                       {"steady_step", result.steady_step()},
-                      {"actors", result.actors}};
+                      {"actors", result.actors},
+                      {"simgrid_comms", result.simgrid_comms},
+                      {"rail_fold", result.rail_fold}};
+  if (!result.rail_fold) json["rail_fold_why_not"] = result.rail_fold_why_not;
   if (!model_metrics.is_null()) json.update(model_metrics);
   json["pace"] = {{"rank", pace.rank}, {"stages", ranks.empty() ? std::vector<int>{} : ranks[pace.rank].stages},
                   {"busy", pace.busy}, {"mean_busy", pace.mean_busy}, {"gpu", pace.gpu}, {"gpu_busy", pace.gpu_busy},

@@ -275,6 +275,12 @@ std::vector<OptionSpec> build_schema() {
        .help = "auto: one SimGrid actor per TP group whose members run in lockstep (TP > 1, --tp-comm analytic or off, "
                "no MoE, one node, one speed) — the same results as one per GPU when the members' inputs arrive "
                "together, as on a rail-symmetric platform; off: one actor per GPU"},
+      {.flag = "rail-fold", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "off"},
+       .default_text = "auto",
+       .help = "auto: where every TP group runs in lockstep and each rail's routes are images of rail 0's (same "
+               "bandwidths, latencies and sharing, no link on two rails, nothing time-varying), SimGrid carries "
+               "one flow for the TP members' copies, each copy accounted on its own links — the same results "
+               "as off; off: one flow per GPU"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,

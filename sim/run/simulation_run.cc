@@ -220,6 +220,7 @@ Schedule schedule_of(const OptionValues& v, std::optional<std::string>& compute_
 // for is refused here, before SimGrid starts.
 static void resolve_profiles(const platform::PlatformFacts& facts, sim::SimulationInput& in) {
   const bool wait = in.options.on_failure == sim::OnFailure::Wait;
+  in.time_varying_platform = !facts.resource_profiles.empty() || !facts.profile_files.empty();
   for (const platform::ResourceProfile& profile : facts.resource_profiles) {
     switch (profile.of) {
       case platform::ProfileOf::HostSpeed:
@@ -319,6 +320,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   for (const platform::GpuHost& gpu : facts.gpus) in.platform_gpus.push_back({gpu.name, gpu.node});
   in.options.on_failure = v.text("on-failure") == "wait" ? sim::OnFailure::Wait : sim::OnFailure::Fail;
   in.options.tp_lockstep = v.text("tp-lockstep") == "auto";
+  in.options.rail_fold = v.text("rail-fold") == "auto";
   resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
@@ -357,7 +359,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"link_window", in.link_window},
                 {"link_timeline", in.link_timeline},
                 {"on_failure", v.text("on-failure")},
-                {"tp_lockstep", v.text("tp-lockstep")}}}};
+                {"tp_lockstep", v.text("tp-lockstep")},
+                {"rail_fold", v.text("rail-fold")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one

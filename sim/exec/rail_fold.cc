@@ -1,0 +1,89 @@
+#include "sim/exec/rail_fold.h"
+
+#include <fmt/format.h>
+#include <simgrid/s4u/Link.hpp>
+
+#include "sim/exec/needed_routes.h"
+#include "sim/exec/tp_lockstep.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// Whether two links are alike for SimGrid's sharing: bandwidth, latency and policy.
+bool alike(const sg4::Link* a, const sg4::Link* b) {
+  return a->get_bandwidth() == b->get_bandwidth() && a->get_latency() == b->get_latency() &&
+         a->get_sharing_policy() == b->get_sharing_policy();
+}
+
+}  // namespace
+
+std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job& job, Network& network,
+                                        std::string& why_not) {
+  const Placement& placement = job.placement;
+  const ParallelSizes& sizes = placement.sizes();
+  if (!job.options.rail_fold) return why_not = "--rail-fold off", std::nullopt;
+  if (sizes.tp < 2) return why_not = "TP is 1: one rail", std::nullopt;
+  if (input.time_varying_platform) return why_not = "the platform has a profile", std::nullopt;
+  for (const std::vector<int>& actor : rank_actors(job))
+    if (static_cast<int>(actor.size()) != sizes.tp)
+      return why_not = fmt::format("GPU {}'s TP group does not run in lockstep (tp_lockstep.h)", actor.front()),
+             std::nullopt;
+
+  RailFold fold{std::vector<int>(placement.num_gpus()), std::vector<int>(placement.num_gpus()), sizes.tp};
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    GpuCoordinates c = placement.coordinates(g);
+    fold.rail_of_gpu[g] = c.tp;
+    c.tp = 0;
+    fold.rail0_gpu[g] = placement.gpu(c);
+  }
+  std::vector<NeededRoute> routes = needed_routes(input, placement);
+  if (network.rails()) {
+    std::vector<NeededRoute> more = rail_routes(input, placement);
+    routes.insert(routes.end(), more.begin(), more.end());
+  }
+  // Per link: the rail whose flows cross it, and per rail the image of each of rail 0's links.
+  const std::vector<LinkUsage>& links = network.links();
+  std::vector<int> owner;
+  std::vector<std::vector<int>> image(sizes.tp), preimage(sizes.tp);
+  for (const NeededRoute& route : routes) {
+    // Inside a TP group only the analytic all-reduces read routes (lockstep has no TP flows): no flow.
+    if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) continue;
+    const int rail = fold.rail_of_gpu[route.src_gpu];
+    if (fold.rail_of_gpu[route.dst_gpu] != rail)
+      return why_not = fmt::format("{} joins GPUs of TP indices {} and {}", route.why, rail,
+                                   fold.rail_of_gpu[route.dst_gpu]),
+             std::nullopt;
+    const std::vector<int> own = network.route(route.src_gpu, route.dst_gpu);
+    const std::vector<int>& rail0 = network.route(fold.rail0_gpu[route.src_gpu], fold.rail0_gpu[route.dst_gpu]);
+    if (own.size() != rail0.size())
+      return why_not = fmt::format("the route from GPU {} to GPU {} has {} links, its rail-0 image {}", route.src_gpu,
+                                   route.dst_gpu, own.size(), rail0.size()),
+             std::nullopt;
+    // network.route may have found new links: the tables grow with them.
+    owner.resize(links.size(), -1);
+    for (auto* table : {&image[rail], &preimage[rail]}) table->resize(links.size(), -1);
+    for (std::size_t i = 0; i < own.size(); ++i) {
+      const int link = own[i], link0 = rail0[i];
+      const auto name = [&](int l) { return links[l].link->get_name(); };
+      if (!alike(links[link].link, links[link0].link))
+        return why_not = fmt::format("link {} (rail {}) differs from its rail-0 image {}", name(link), rail, name(link0)),
+               std::nullopt;
+      if (owner[link] != -1 && owner[link] != rail)
+        return why_not = fmt::format("link {} carries the flows of rails {} and {}", name(link), owner[link], rail),
+               std::nullopt;
+      owner[link] = rail;
+      if ((image[rail][link0] != -1 && image[rail][link0] != link) ||
+          (preimage[rail][link] != -1 && preimage[rail][link] != link0))
+        return why_not = fmt::format("rail {}'s links are no image of rail 0's (at link {})", rail, name(link)),
+               std::nullopt;
+      image[rail][link0] = link;
+      preimage[rail][link] = link0;
+    }
+  }
+  return fold;
+}
+
+}  // namespace pipegrid::sim
