@@ -39,13 +39,14 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g1, assertions
-# on) in its own build directory; any report fails the test that made it.
+# on) in its own build directory, but for the tests that run no C++ (label no_cxx: the plot scripts'
+# Python); any report fails the test that made it.
 SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPEGRID_SANITIZE=ON >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE no_cxx
 
 # The compute model's A100 constants, fitted on vTrain's 1440 measured runs (experiments/calibration):
 # writes platforms/gpus/a100-80gb.calibrated.toml and out/calibration/, then rebuilds with the new
@@ -58,6 +59,7 @@ calibrate: build
 # the plain SimGrid 1F1B loop (bench/executor_ratio.sh, about 4 minutes), and a sweep of 200 small
 # configurations over every core. README quotes the numbers.
 bench: build
+	@cmake --build $(BUILD) -j $(JOBS) --target bench_schedule_engine bench_zone_routes platform_routes_bench
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512
 	$(BUILD)/bench/bench_schedule_engine interleaved 64 512 4
 	$(BUILD)/bench/bench_schedule_engine 1f1b 512 8192

@@ -200,10 +200,12 @@ TEST(Pitfalls, ARunPastItsTimeoutIsKilled) {
       << "\", \"--schedule\", \"1f1b\", \"--tp\", \"8\", \"--pp\", \"64\", \"--dp\", \"6\", \"--microbatches\", "
          "\"512\", \"--model\", \"gpt-1t\", \"--trace\", \"off\"]\nexit = 0\n[[fixed]]\nargs = [\"schedule\", "
          "\"--schedule\", \"1f1b\", \"--pp\", \"2\", \"--microbatches\", \"2\"]\nexit = 0\n";
-  const auto r = run_pipegrid("pitfalls slow --timeout 0.5 --catalogue " + catalogue.string() + " --out " +
+  // 5 s: the broken run needs 25 s or more, the fixed one well under a second even under the
+  // sanitizers on a loaded machine (0.5 s was not: CI's sanitized run of `schedule` took longer).
+  const auto r = run_pipegrid("pitfalls slow --timeout 5 --catalogue " + catalogue.string() + " --out " +
                               (catalogue / "out").string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("broken: killed after 0.5 s, expected exit 0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("broken: killed after 5 s, expected exit 0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fixed: exit 0, as expected\n"), std::string::npos) << r.out;
   fs::remove_all(catalogue);
 }
