@@ -205,10 +205,11 @@ sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) 
   simgrid::kernel::actor::simcall_answered([&] { std::tie(comm, joined) = start_in_maestro(flow, latency_fraction); });
   // SimGrid 3.32 fails a flow that starts over a link that is down inside start() and tells no one
   // (CommImpl::start: LINK_FAILURE, then post()): its listeners hear of it here.
-  const auto& links = route_entry(flow.src_gpu, flow.dst_gpu).links;
-  if (!joined && !failed_listeners_.empty() &&
-      std::any_of(links.begin(), links.end(), [&](int index) { return !links_[index].link->is_on(); }))
-    flow_ended(comm.get(), false);
+  if (!joined && !failed_listeners_.empty()) {
+    const auto& links = route_entry(flow.src_gpu, flow.dst_gpu).links;
+    if (std::any_of(links.begin(), links.end(), [&](int index) { return !links_[index].link->is_on(); }))
+      flow_ended(comm.get(), false);
+  }
   return comm;
 }
 
@@ -353,8 +354,7 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   if (finished) check_fold_complete(flow);
   // Every rider carried what the comm did (riders fold only with the same bytes).
   for (const Rider& rider : flow.riders) {
-    const double carried = flow.carried;
-    const double left = rider.info.bytes - carried;
+    const double left = rider.info.bytes - flow.carried;
     for (int index : rider.route->links) {
       LinkUsage& usage = links_[index];
       if (--usage.active_flows == 0) {
@@ -366,7 +366,7 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
         usage.bytes -= std::max(0.0, left);
         --usage.flows;
       } else if (left > 0) {
-        usage.load.add(carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
+        usage.load.add(flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
       }
       fold_load(usage);
     }
@@ -379,9 +379,10 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
     return;
   }
   // In rail order, as the rails' copies started (rail 0's first where the actors ran in step).
-  std::sort(flow.riders.begin(), flow.riders.end(), [&](const Rider& a, const Rider& b) {
-    return rail_of_gpu_.empty() ? false : rail_of_gpu_[a.info.src_gpu] < rail_of_gpu_[b.info.src_gpu];
-  });
+  if (flow.riders.size() > 1)
+    std::sort(flow.riders.begin(), flow.riders.end(), [&](const Rider& a, const Rider& b) {
+      return rail_of_gpu_[a.info.src_gpu] < rail_of_gpu_[b.info.src_gpu];
+    });
   for (const Rider& rider : flow.riders)
     for (const FlowEnd& listener : listeners_) listener(rider.info, flow.start, end);
 }

@@ -56,7 +56,8 @@ std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job&
       return why_not = fmt::format("{} joins GPUs of TP indices {} and {}", route.why, rail,
                                    fold.rail_of_gpu[route.dst_gpu]),
              std::nullopt;
-    const std::vector<int> own = network.route(route.src_gpu, route.dst_gpu);
+    // Each route's links stay where they are while more routes are found (Network::route_entry).
+    const std::vector<int>& own = network.route(route.src_gpu, route.dst_gpu);
     const std::vector<int>& rail0 = network.route(fold.rail0_gpu[route.src_gpu], fold.rail0_gpu[route.dst_gpu]);
     if (own.size() != rail0.size())
       return why_not = fmt::format("the route from GPU {} to GPU {} has {} links, its rail-0 image {}", route.src_gpu,
