@@ -107,7 +107,9 @@ nlohmann::json summary_of(const std::string& dir) {
 // The summary without what the levers change: how many actors and comms ran the job, and whether
 // the rails were folded.
 nlohmann::json results_of(nlohmann::json summary) {
-  for (const char* lever : {"actors", "simgrid_comms", "rail_fold", "rail_fold_why_not"}) summary.erase(lever);
+  for (const char* lever : {"actors", "simgrid_comms", "rail_fold", "rail_fold_mirror_links", "rail_fold_why_not",
+                            "route_search"})
+    summary.erase(lever);
   return summary;
 }
 
@@ -115,6 +117,22 @@ nlohmann::json results_of(nlohmann::json summary) {
 std::string in_own_folder(std::string text, const std::string& folder) {
   for (std::size_t at; (at = text.find(folder)) != std::string::npos;) text.replace(at, folder.size(), "DIR");
   return text;
+}
+
+// Links (a row per direction) with flows and no analytic bytes, from links.csv.
+int flow_only_links(const std::string& file) {
+  const std::vector<std::string> rows = split(read_file(file), '\n');
+  const std::vector<std::string> header = split(rows.at(0), ',');
+  const auto column = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t flows = column("flows"), analytic = column("analytic_bytes");
+  int count = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> row = split(rows[i], ',');
+    count += std::stod(row.at(flows)) > 0 && std::stod(row.at(analytic)) == 0;
+  }
+  return count;
 }
 
 struct Case {
@@ -141,6 +159,14 @@ TEST_P(TpLockstep, GivesWhatOneActorPerGpuGives) {
   EXPECT_EQ(single["rail_fold"], false);
   EXPECT_GT(grouped["simgrid_comms"].get<int>(), 0);
   EXPECT_EQ(single["simgrid_comms"].get<int>(), GetParam().fold * grouped["simgrid_comms"].get<int>());
+  if (GetParam().fold > 1) {
+    // The links that carried flows and nothing analytic in the unfolded run are the rails' images of
+    // each other, a TP-th of them rail 0's: the rest take rail 0's accounts (no link mirrors where
+    // the collectives between groups are analytic).
+    const bool analytic_dp = GetParam().job.find("--dp-comm analytic") != std::string::npos;
+    EXPECT_EQ(grouped["rail_fold_mirror_links"].get<int>(),
+              analytic_dp ? 0 : flow_only_links(p.per_gpu + "/links.csv") * (GetParam().fold - 1) / GetParam().fold);
+  }
   expect_same_json(results_of(grouped), results_of(single), "summary");
   expect_same_csv(p.lockstep + "/links.csv", p.per_gpu + "/links.csv");
   expect_same_csv(p.lockstep + "/trace.csv", p.per_gpu + "/trace.csv");
@@ -169,6 +195,29 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"TpOffGradOverlapOff", "--preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4 "
                                     "--tp-comm off --grad-overlap off" + kModel, 8}),
     [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
+
+TEST(RouteSearch, FindsTheRoutesOfTheRailsSimGridDoesNotCarryAsSimGridWould) {
+  // Folded, the routes of rails 1..7 come from pipegrid's copy of SimGrid's Dijkstra, rail 0's from
+  // SimGrid and checked against it: the same summary and links as SimGrid finding every route.
+  const std::string job = "simulate --preset dgx-a100 --nodes 4 --schedule 1f1b --tp 8 --pp 2 --dp 2 --microbatches 4" +
+                          kModel;
+  const std::string searched = out_dir("route-search-auto"), simgrid = out_dir("route-search-simgrid");
+  const auto a = run_pipegrid(job + " --out " + searched);
+  const auto b = run_pipegrid(job + " --route-search simgrid --out " + simgrid);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  nlohmann::json with = summary_of(searched), without = summary_of(simgrid);
+  ASSERT_TRUE(with.contains("route_search"));
+  EXPECT_FALSE(without.contains("route_search"));
+  // Rails 1..7's routes from the search, rail 0's from SimGrid, each checked against the search.
+  EXPECT_GT(with["route_search"]["searched"].get<int>(), 0);
+  EXPECT_GT(with["route_search"]["checked_against_simgrid"].get<int>(), 0);
+  with.erase("route_search");
+  with["inputs"]["options"].erase("route_search");
+  without["inputs"]["options"].erase("route_search");
+  EXPECT_EQ(with, without);
+  EXPECT_EQ(read_file(searched + "/links.csv"), read_file(simgrid + "/links.csv"));
+}
 
 TEST(TpLockstep, DeadlocksAsOneActorPerGpuDoes) {
   // --grad-sync-order crossed, gradients after the step: with pp 2 and dp 2 the step-end collectives

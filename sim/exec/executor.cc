@@ -105,8 +105,19 @@ SimulationResult simulate(const SimulationInput& input) {
   // The fold reads the job's routes, which exist once the platform is sealed.
   engine.seal_platform();
   std::string no_fold;
-  const std::optional<RailFold> fold = exact_rail_fold(input, job, network, no_fold);
-  if (fold) network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails);
+  std::optional<RailFold> fold = rail_fold_layout(input, job, no_fold);
+  // Folded, SimGrid carries rail 0's flows only: the other rails' routes can be found without its
+  // search (--route-search auto), each of rail 0's then checked against SimGrid's.
+  if (fold && input.route_graph && input.options.route_search) {
+    std::vector<char> searched(fold->rail_of_gpu.size());
+    for (std::size_t g = 0; g < searched.size(); ++g) searched[g] = fold->rail_of_gpu[g] != 0;
+    network.search_routes(input.route_graph, std::move(searched));
+  }
+  if (fold && !rails_are_images(input, job, network, *fold, no_fold)) fold.reset();
+  if (fold)
+    network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails, fold->mirror_of);
+  else
+    network.stop_searching_routes();
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
@@ -124,7 +135,11 @@ SimulationResult simulate(const SimulationInput& input) {
   SimulationResult result;
   result.actors = static_cast<int>(actors.size());
   result.simgrid_comms = network.simgrid_comms();
+  result.searched_routes = network.searched_routes();
+  result.routes_checked_against_search = network.checked_routes();
   result.rail_fold = fold.has_value();
+  if (fold) result.rail_fold_mirror_links = static_cast<int>(std::count_if(
+                fold->mirror_of.begin(), fold->mirror_of.end(), [](int link0) { return link0 != -1; }));
   result.rail_fold_why_not = no_fold;
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "schedules/schedule.h"
 #include "sim/exec/job.h"
 #include "sim/exec/runtime_deadlock.h"
+#include "sim/platform/dijkstra_routes.h"
 
 namespace pipegrid::sim {
 
@@ -45,6 +47,8 @@ struct SimulationInput {
   /// Some host or link of the platform has a profile (speed, state, bandwidth, latency): what it
   /// does differs between rails, so the rails are not folded (rail_fold.h).
   bool time_varying_platform = false;
+  /// The platform's one Dijkstra zone as a graph (platform/dijkstra_routes.h), or nullptr.
+  std::shared_ptr<const platform::DijkstraRoutes> route_graph = nullptr;
 };
 
 /// Per link, what the run put through it (link_report.h).
@@ -89,6 +93,9 @@ struct SimulationResult {
   /// SimGrid comms the run started, and whether the rails were folded (rail_fold.h).
   std::uint64_t simgrid_comms = 0;
   bool rail_fold = false;
+  int rail_fold_mirror_links = 0;  // links whose account is their rail-0 image's (RailFold::mirror_of)
+  /// Routes found by pipegrid's search (--route-search), and SimGrid's routes checked against it.
+  std::uint64_t searched_routes = 0, routes_checked_against_search = 0;
   std::string rail_fold_why_not;  // the condition of rail_fold.h that failed, when not folded
   std::vector<LinkReport> links;  // every link of the platform, by name
   std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)

@@ -65,6 +65,10 @@ struct ExecOptions {
   /// --rail-fold auto: one SimGrid comm for the TP members' copies of a flow where that is exact
   /// (rail_fold.h); off: one per GPU.
   bool rail_fold = true;
+  /// --route-search auto: folded, the routes from rails k > 0 found by pipegrid's copy of SimGrid's
+  /// Dijkstra (platform/dijkstra_routes.h), rail 0's from SimGrid and checked against it; simgrid:
+  /// every route from SimGrid.
+  bool route_search = true;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs

@@ -102,13 +102,80 @@ const Network::RouteEntry& Network::route_entry(int src_gpu, int dst_gpu) {
   known.emplace_back(dst_gpu, std::make_unique<RouteEntry>());
   RouteEntry& entry = *known.back().second;  // stays where it is if `known` grows meanwhile
   std::vector<sg4::Link*> links;
-  hosts_[src_gpu]->route_to(hosts_[dst_gpu], links, &entry.latency);
+  if (search_ && searched_[src_gpu]) {
+    std::tie(links, entry.latency) = searched_route(src_gpu, dst_gpu);
+    ++searched_routes_;
+  } else {
+    hosts_[src_gpu]->route_to(hosts_[dst_gpu], links, &entry.latency);
+    if (search_) {
+      // SimGrid's own answer, against which the search is held on every route it gives.
+      const auto [searched, latency] = searched_route(src_gpu, dst_gpu);
+      if (searched != links || latency != entry.latency)
+        throw std::logic_error(fmt::format("--route-search: SimGrid's route from {} to {} ({} links, latency {}) is not "
+                                           "the one pipegrid's search of its Dijkstra finds ({} links, latency {}); "
+                                           "--route-search simgrid asks SimGrid for every route",
+                                           hosts_[src_gpu]->get_name(), hosts_[dst_gpu]->get_name(), links.size(),
+                                           entry.latency, searched.size(), latency));
+      ++checked_routes_;
+    }
+  }
   for (sg4::Link* link : links) {
     const int index = link_index(link);
     // A route may cross one switch link twice (in and out): count it once.
     if (std::find(entry.links.begin(), entry.links.end(), index) == entry.links.end()) entry.links.push_back(index);
   }
+  set_accounted(src_gpu, dst_gpu, entry);
   return entry;
+}
+
+void Network::search_routes(std::shared_ptr<const platform::DijkstraRoutes> routes, std::vector<char> searched) {
+  if (!routes || searched.size() != hosts_.size())
+    throw std::logic_error("Network::search_routes: a graph, and a mark per job GPU");
+  search_ = std::move(routes);
+  searched_ = std::move(searched);
+}
+
+void Network::stop_searching_routes() {
+  if (!search_) return;
+  for (std::size_t gpu = 0; gpu < routes_.size(); ++gpu)
+    if (searched_[gpu]) routes_[gpu].clear();
+  search_.reset();
+  searched_routes_ = checked_routes_ = 0;
+}
+
+std::pair<std::vector<sg4::Link*>, double> Network::searched_route(int src_gpu, int dst_gpu) const {
+  const auto hops = search_->hops_back(hosts_[src_gpu]->get_name(), hosts_[dst_gpu]->get_name());
+  if (!hops)
+    throw std::logic_error(fmt::format("--route-search: no route from {} to {} in the platform's graph",
+                                       hosts_[src_gpu]->get_name(), hosts_[dst_gpu]->get_name()));
+  // DijkstraZone adds each hop's latencies from the destination back, in the hop's order.
+  double latency = 0;
+  for (const platform::DijkstraRoutes::Hop hop : *hops)
+    for (const std::string& name : *hop) latency += sg4::Link::by_name(name)->get_latency();
+  std::vector<sg4::Link*> links;
+  for (const std::string& name : platform::DijkstraRoutes::links_of(*hops)) links.push_back(sg4::Link::by_name(name));
+  return {std::move(links), latency};
+}
+
+void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
+  const auto mirror = [&](int link) { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; };
+  if (std::none_of(entry.links.begin(), entry.links.end(), [&](int link) { return mirror(link) != -1; })) {
+    entry.accounted = entry.links;
+    return;
+  }
+  // A copy skips a mirror link only where its rail-0 copy crosses the link mirrored (rail_fold.cc
+  // checked that for the routes the job's flows take). Another route (one the rails are found by,
+  // between TP indices) is not one a flow may take: account_start refuses it.
+  const std::vector<int>& rail0 = route_entry(rail0_gpu_[src_gpu], rail0_gpu_[dst_gpu]).links;
+  entry.accounted.clear();
+  entry.mirror_mismatch = -1;
+  for (std::size_t i = 0; i < entry.links.size(); ++i) {
+    const int link = entry.links[i];
+    if (mirror(link) == -1)
+      entry.accounted.push_back(link);
+    else if (rail_of_gpu_[src_gpu] != rail_of_gpu_[dst_gpu] || i >= rail0.size() || rail0[i] != mirror(link))
+      entry.mirror_mismatch = link;
+  }
 }
 
 const std::vector<int>& Network::route(int src_gpu, int dst_gpu) { return route_entry(src_gpu, dst_gpu).links; }
@@ -155,12 +222,21 @@ bool is_collective(FlowKind kind) {
 }
 }  // namespace
 
-void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails) {
-  if (rail_of_gpu.size() != hosts_.size() || rail0_gpu.size() != hosts_.size() || rails < 2)
+void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails,
+                            std::vector<int> mirror_of) {
+  if (rail_of_gpu.size() != hosts_.size() || rail0_gpu.size() != hosts_.size() || rails < 2 ||
+      mirror_of.size() > links_.size())
     throw std::logic_error("Network::use_rail_fold: one rail and one rail-0 GPU per job GPU, two rails or more");
   rail_of_gpu_ = std::move(rail_of_gpu);
   rail0_gpu_ = std::move(rail0_gpu);
   fold_rails_ = rails;
+  mirror_of_ = std::move(mirror_of);
+  is_mirrored_.assign(links_.size(), 0);
+  for (int link0 : mirror_of_)
+    if (link0 != -1) is_mirrored_[link0] = 1;
+  // The routes found so far (the fold's check read them) skip their mirror links from now on.
+  for (std::size_t src = 0; src < routes_.size(); ++src)
+    for (auto& [dst, entry] : routes_[src]) set_accounted(static_cast<int>(src), dst, *entry);
 }
 
 std::size_t Network::FoldKeyHash::operator()(const FoldKey& k) const {
@@ -171,7 +247,11 @@ std::size_t Network::FoldKeyHash::operator()(const FoldKey& k) const {
 }
 
 void Network::account_start(const Rider& rider, double now) {
-  for (int index : rider.route->links) {
+  if (const int link = rider.route->mirror_mismatch; link != -1)
+    throw std::logic_error(fmt::format("--rail-fold: a flow from GPU {} to GPU {} crosses link {}, a mirror, where "
+                                       "its rail-0 image does not; --rail-fold off accounts every link",
+                                       rider.info.src_gpu, rider.info.dst_gpu, links_[link].link->get_name()));
+  for (int index : rider.route->accounted) {
     LinkUsage& usage = links_[index];
     if (usage.active_flows++ == 0) usage.busy_since = now;
     usage.bytes += rider.info.bytes;
@@ -300,7 +380,7 @@ void Network::sample_flows() {
     const double rate = bytes / elapsed;
     if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
     for (const Rider& rider : flow.riders)
-      for (int index : rider.route->links) {
+      for (int index : rider.route->accounted) {
         LinkUsage& usage = links_[index];
         if (!usage.rate_changed) changed_links_.push_back(index);
         usage.rate_changed = true;
@@ -322,11 +402,23 @@ void Network::sample_flows() {
 void Network::close_load() {
   const double now = sg4::Engine::get_clock();
   for (LinkUsage& usage : links_) change_rate(usage, 0, now);
+  // A mirror link carried its rail-0 link's flows' images and nothing else: the same account.
+  for (std::size_t link = 0; link < mirror_of_.size(); ++link)
+    if (const int link0 = mirror_of_[link]; link0 != -1) {
+      LinkUsage copy = links_[link0];
+      copy.link = links_[link].link;
+      copy.bandwidth = links_[link].bandwidth;
+      links_[link] = std::move(copy);
+    }
 }
 
 void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
   if (bytes <= 0 || end <= start) return;
   for (int index : route_entry(src_gpu, dst_gpu).links) {
+    if (index < static_cast<int>(mirror_of_.size()) && (mirror_of_[index] != -1 || is_mirrored_[index]))
+      throw std::logic_error(fmt::format("--rail-fold: an analytic collective from GPU {} to GPU {} crosses link {}, "
+                                         "whose account mirrors another rail's; --rail-fold off accounts every link",
+                                         src_gpu, dst_gpu, links_[index].link->get_name()));
     LinkUsage& usage = links_[index];
     usage.bytes += bytes;
     usage.analytic_bytes += bytes;
@@ -355,7 +447,7 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   // Every rider carried what the comm did (riders fold only with the same bytes).
   for (const Rider& rider : flow.riders) {
     const double left = rider.info.bytes - flow.carried;
-    for (int index : rider.route->links) {
+    for (int index : rider.route->accounted) {
       LinkUsage& usage = links_[index];
       if (--usage.active_flows == 0) {
         usage.busy_time += end - usage.busy_since;

@@ -17,6 +17,7 @@
 
 #include "sim/exec/analytic_holds.h"
 #include "sim/exec/load_fold.h"
+#include "sim/platform/dijkstra_routes.h"
 
 namespace pipegrid::sim {
 
@@ -92,8 +93,20 @@ class Network {
   /// rail's flows then see what rail 0's see. A comm is made on rail 0's route by whichever copy starts
   /// first; one that has not gathered a copy per rail by the time the clock moves on (or by its end)
   /// means the rails did not run in step, and the run stops with an internal error naming
-  /// --rail-fold off. Call it before the simulation starts.
-  void use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails);
+  /// --rail-fold off. A link with `mirror_of` ≥ 0 (per link, rail_fold.h) is not accounted as the run
+  /// goes: close_load gives it its rail-0 link's account. Call it before the simulation starts.
+  void use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails, std::vector<int> mirror_of);
+  /// Finds the routes from the GPUs marked in `searched` with `routes` (platform/dijkstra_routes.h)
+  /// instead of SimGrid, and checks every other route it reads from SimGrid against `routes` (an
+  /// internal error naming --route-search simgrid where they differ). For the GPUs whose flows SimGrid
+  /// never carries — rails k > 0 when folded — so that SimGrid searches from rail 0's GPUs only. Call
+  /// it before the simulation starts; stop_searching_routes() forgets those routes (the fold declined:
+  /// SimGrid will route every GPU's flows, and the routes must be its own).
+  void search_routes(std::shared_ptr<const platform::DijkstraRoutes> routes, std::vector<char> searched);
+  void stop_searching_routes();
+  /// Routes found by search_routes, and SimGrid's routes it checked.
+  std::uint64_t searched_routes() const { return searched_routes_; }
+  std::uint64_t checked_routes() const { return checked_routes_; }
   /// SimGrid comms started so far (a folded comm once for all its rails).
   std::uint64_t simgrid_comms() const { return simgrid_comms_; }
   /// The platform's rails, or nullptr when use_rails was not called.
@@ -147,7 +160,8 @@ class Network {
   /// the clock stops at every event, so the rate is constant between two advances and the load this
   /// records is SimGrid's (to 1e-9 of a rate: a change smaller than that is not one).
   void sample_flows();
-  /// Ends the links' current pieces of load now, for a report while flows are still in flight (a deadlock).
+  /// Ends the links' current pieces of load now (for a report while flows are still in flight: a
+  /// deadlock) and gives each mirror link its rail-0 link's account: call it before reading links().
   void close_load();
   /// An analytic collective's hop from one GPU to another (collectives.h: account_analytic_ring):
   /// the links of its route carried `bytes` over [start, end] and were busy meanwhile. Nothing
@@ -170,7 +184,9 @@ class Network {
   double nvlink_efficiency_ = 1;
   std::vector<int> node_of_gpu_;
   struct RouteEntry {
-    std::vector<int> links;  // indices into links_
+    std::vector<int> links;      // indices into links_
+    std::vector<int> accounted;  // those a flow on it is accounted on: all but the mirror links
+    int mirror_mismatch = -1;    // a mirror link it crosses where its rail-0 image does not
     double latency = 0;
   };
   // One copy of a flow: what it carries and its route. A comm carries one, or one per rail when folded.
@@ -188,6 +204,8 @@ class Network {
     double rate = 0;             // bytes per second since the last sample
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
+  // The route's links less those that mirror rail 0's, which must lie where rail 0's route has them.
+  void set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry);
   // start_flow's work, in maestro: the comm, and whether the flow joined one already started.
   std::pair<simgrid::s4u::CommPtr, bool> start_in_maestro(const FlowInfo& flow, double latency_fraction);
   // A rider's start on its route's links.
@@ -206,6 +224,8 @@ class Network {
   void check_folds_complete();
   void check_fold_complete(const ActiveFlow& flow) const;
   int link_index(simgrid::s4u::Link* link);
+  // The route as search_routes' graph finds it: links and latency, summed as SimGrid sums them.
+  std::pair<std::vector<simgrid::s4u::Link*>, double> searched_route(int src_gpu, int dst_gpu) const;
   void change_rate(LinkUsage& usage, double change, double at);
   void fold_load(LinkUsage& usage);
 
@@ -237,9 +257,14 @@ class Network {
   // use_rail_fold's map, and the comms folded at the current time that may still gather riders.
   std::vector<int> rail_of_gpu_, rail0_gpu_;
   int fold_rails_ = 0;
+  std::vector<int> mirror_of_;     // per link: the rail-0 link whose account it takes, or -1
+  std::vector<char> is_mirrored_;  // per link: a rail-0 link with mirrors
   std::unordered_map<FoldKey, const simgrid::s4u::Comm*, FoldKeyHash> forming_;
   double forming_at_ = -1;
   std::uint64_t simgrid_comms_ = 0;
+  std::shared_ptr<const platform::DijkstraRoutes> search_;
+  std::vector<char> searched_;  // per job GPU: its routes are search_'s
+  std::uint64_t searched_routes_ = 0, checked_routes_ = 0;
 };
 
 }  // namespace pipegrid::sim

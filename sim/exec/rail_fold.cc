@@ -1,5 +1,6 @@
 #include "sim/exec/rail_fold.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <simgrid/s4u/Link.hpp>
 
@@ -20,8 +21,7 @@ bool alike(const sg4::Link* a, const sg4::Link* b) {
 
 }  // namespace
 
-std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job& job, Network& network,
-                                        std::string& why_not) {
+std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job& job, std::string& why_not) {
   const Placement& placement = job.placement;
   const ParallelSizes& sizes = placement.sizes();
   if (!job.options.rail_fold) return why_not = "--rail-fold off", std::nullopt;
@@ -32,13 +32,20 @@ std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job&
       return why_not = fmt::format("GPU {}'s TP group does not run in lockstep (tp_lockstep.h)", actor.front()),
              std::nullopt;
 
-  RailFold fold{std::vector<int>(placement.num_gpus()), std::vector<int>(placement.num_gpus()), sizes.tp};
+  RailFold fold{std::vector<int>(placement.num_gpus()), std::vector<int>(placement.num_gpus()), sizes.tp, {}};
   for (int g = 0; g < placement.num_gpus(); ++g) {
     GpuCoordinates c = placement.coordinates(g);
     fold.rail_of_gpu[g] = c.tp;
     c.tp = 0;
     fold.rail0_gpu[g] = placement.gpu(c);
   }
+  return fold;
+}
+
+bool rails_are_images(const SimulationInput& input, const Job& job, Network& network, RailFold& fold,
+                      std::string& why_not) {
+  const Placement& placement = job.placement;
+  const ParallelSizes& sizes = placement.sizes();
   std::vector<NeededRoute> routes = needed_routes(input, placement);
   if (network.rails()) {
     std::vector<NeededRoute> more = rail_routes(input, placement);
@@ -48,21 +55,28 @@ std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job&
   const std::vector<LinkUsage>& links = network.links();
   std::vector<int> owner;
   std::vector<std::vector<int>> image(sizes.tp), preimage(sizes.tp);
+  std::vector<char> analytic;  // links an analytic all-reduce inside a TP group accounts on
   for (const NeededRoute& route : routes) {
     // Inside a TP group only the analytic all-reduces read routes (lockstep has no TP flows): no flow.
-    if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) continue;
+    if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) {
+      for (int link : network.route(route.src_gpu, route.dst_gpu)) {
+        analytic.resize(std::max(analytic.size(), links.size()), 0);
+        analytic[link] = 1;
+      }
+      continue;
+    }
     const int rail = fold.rail_of_gpu[route.src_gpu];
     if (fold.rail_of_gpu[route.dst_gpu] != rail)
       return why_not = fmt::format("{} joins GPUs of TP indices {} and {}", route.why, rail,
                                    fold.rail_of_gpu[route.dst_gpu]),
-             std::nullopt;
+             false;
     // Each route's links stay where they are while more routes are found (Network::route_entry).
     const std::vector<int>& own = network.route(route.src_gpu, route.dst_gpu);
     const std::vector<int>& rail0 = network.route(fold.rail0_gpu[route.src_gpu], fold.rail0_gpu[route.dst_gpu]);
     if (own.size() != rail0.size())
       return why_not = fmt::format("the route from GPU {} to GPU {} has {} links, its rail-0 image {}", route.src_gpu,
                                    route.dst_gpu, own.size(), rail0.size()),
-             std::nullopt;
+             false;
     // network.route may have found new links: the tables grow with them.
     owner.resize(links.size(), -1);
     for (auto* table : {&image[rail], &preimage[rail]}) table->resize(links.size(), -1);
@@ -71,20 +85,28 @@ std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job&
       const auto name = [&](int l) { return links[l].link->get_name(); };
       if (!alike(links[link].link, links[link0].link))
         return why_not = fmt::format("link {} (rail {}) differs from its rail-0 image {}", name(link), rail, name(link0)),
-               std::nullopt;
+               false;
       if (owner[link] != -1 && owner[link] != rail)
         return why_not = fmt::format("link {} carries the flows of rails {} and {}", name(link), owner[link], rail),
-               std::nullopt;
+               false;
       owner[link] = rail;
       if ((image[rail][link0] != -1 && image[rail][link0] != link) ||
           (preimage[rail][link] != -1 && preimage[rail][link] != link0))
         return why_not = fmt::format("rail {}'s links are no image of rail 0's (at link {})", rail, name(link)),
-               std::nullopt;
+               false;
       image[rail][link0] = link;
       preimage[rail][link] = link0;
     }
   }
-  return fold;
+  // Collectives between groups accounted analytically reach the rails' links outside the flows.
+  fold.mirror_of.assign(links.size(), -1);
+  if (input.options.dp_comm == CommFidelity::Analytic) return true;
+  analytic.resize(links.size(), 0);
+  for (int rail = 1; rail < sizes.tp; ++rail)
+    for (std::size_t link = 0; link < preimage[rail].size(); ++link)
+      if (const int link0 = preimage[rail][link]; link0 != -1 && !analytic[link] && !analytic[link0])
+        fold.mirror_of[link] = link0;
+  return true;
 }
 
 }  // namespace pipegrid::sim

@@ -19,6 +19,10 @@
 // At run time the network checks the last condition that matters, that the copies start together:
 // a comm that does not gather one copy per rail ends the run (an internal error naming --rail-fold
 // off), as the fold would no longer be exact.
+//
+// The fold also spares the accounting: a rail's copies cross links that mirror rail 0's (RailFold::
+// mirror_of), whose account is then rail 0's link's, copied when the run ends (Network::close_load),
+// instead of being kept eight times over.
 #pragma once
 
 #include <optional>
@@ -34,11 +38,20 @@ struct RailFold {
   std::vector<int> rail_of_gpu;  // per job GPU: its TP index
   std::vector<int> rail0_gpu;    // per job GPU: the TP-index-0 GPU of its group
   int rails = 0;
+  /// Per link (Network::links()' indices): the rail-0 link it is the image of, where its account is
+  /// that link's, else -1. A link of rail k > 0 mirrors its rail-0 image when the flows of the two are
+  /// images of each other and nothing else reaches either: no analytic collective, so neither is on a
+  /// route inside a TP group (the analytic all-reduces') and no collective between groups is analytic.
+  std::vector<int> mirror_of;
 };
 
-/// The fold where it is exact, else nullopt with `why_not` saying which condition failed. Reads the
-/// job's routes through `network` (cached there for the run): call it once the platform is sealed.
-std::optional<RailFold> exact_rail_fold(const SimulationInput& input, const Job& job, Network& network,
-                                        std::string& why_not);
+/// The fold's rails where the conditions that need no route hold (TP > 1 in lockstep, no profile),
+/// else nullopt with `why_not` saying which failed. mirror_of is left to rails_are_images.
+std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job& job, std::string& why_not);
+/// Whether the routes make the fold exact (the rest of the conditions above), filling
+/// `fold.mirror_of`; else false with `why_not`. Reads the job's routes through `network` (cached
+/// there for the run): call it once the platform is sealed.
+bool rails_are_images(const SimulationInput& input, const Job& job, Network& network, RailFold& fold,
+                      std::string& why_not);
 
 }  // namespace pipegrid::sim

@@ -93,6 +93,9 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                       {"actors", result.actors},
                       {"simgrid_comms", result.simgrid_comms},
                       {"rail_fold", result.rail_fold}};
+  if (result.rail_fold) json["rail_fold_mirror_links"] = result.rail_fold_mirror_links;
+  if (result.searched_routes > 0)
+    json["route_search"] = {{"searched", result.searched_routes}, {"checked_against_simgrid", result.routes_checked_against_search}};
   if (!result.rail_fold) json["rail_fold_why_not"] = result.rail_fold_why_not;
   if (!model_metrics.is_null()) json.update(model_metrics);
   json["pace"] = {{"rank", pace.rank}, {"stages", ranks.empty() ? std::vector<int>{} : ranks[pace.rank].stages},

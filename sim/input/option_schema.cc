@@ -281,6 +281,11 @@ std::vector<OptionSpec> build_schema() {
                "bandwidths, latencies and sharing, no link on two rails, nothing time-varying), SimGrid carries "
                "one flow for the TP members' copies, each copy accounted on its own links — the same results "
                "as off; off: one flow per GPU"},
+      {.flag = "route-search", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "simgrid"},
+       .default_text = "auto",
+       .help = "auto: with the rails folded on a platform of one Dijkstra zone, the routes of rails k > 0 (whose flows "
+               "SimGrid never carries) found by pipegrid's copy of SimGrid 3.32's search, every rail-0 route checked "
+               "against SimGrid's; simgrid: SimGrid finds every route (a Dijkstra per GPU)"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,

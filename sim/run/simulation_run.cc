@@ -321,6 +321,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.on_failure = v.text("on-failure") == "wait" ? sim::OnFailure::Wait : sim::OnFailure::Fail;
   in.options.tp_lockstep = v.text("tp-lockstep") == "auto";
   in.options.rail_fold = v.text("rail-fold") == "auto";
+  in.options.route_search = v.text("route-search") == "auto";
+  in.route_graph = platform::DijkstraRoutes::of(facts);
   resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
@@ -360,7 +362,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"link_timeline", in.link_timeline},
                 {"on_failure", v.text("on-failure")},
                 {"tp_lockstep", v.text("tp-lockstep")},
-                {"rail_fold", v.text("rail-fold")}}}};
+                {"rail_fold", v.text("rail-fold")},
+                {"route_search", v.text("route-search")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one
