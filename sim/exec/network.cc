@@ -159,6 +159,7 @@ std::pair<std::vector<sg4::Link*>, double> Network::searched_route(int src_gpu, 
 
 void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
   const auto mirror = [&](int link) { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; };
+  entry.mirror_mismatch = -1;
   if (std::none_of(entry.links.begin(), entry.links.end(), [&](int link) { return mirror(link) != -1; })) {
     entry.accounted = entry.links;
     return;
@@ -168,7 +169,6 @@ void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
   // between TP indices) is not one a flow may take: account_start refuses it.
   const std::vector<int>& rail0 = route_entry(rail0_gpu_[src_gpu], rail0_gpu_[dst_gpu]).links;
   entry.accounted.clear();
-  entry.mirror_mismatch = -1;
   for (std::size_t i = 0; i < entry.links.size(); ++i) {
     const int link = entry.links[i];
     if (mirror(link) == -1)
