@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages pipegrid builds, tests and plots with — only those missing, so it is
 # a no-op (no apt-get at all) on a machine that has them. Needs root or sudo when something is missing.
-# With --fuzz, those of the fuzz build instead (`make fuzz`, tests/fuzz/README.md).
+# With --clang (or its older name --fuzz), clang 14 and its sanitizer runtimes instead: the compiler of
+# `make test-sanitize` and of the fuzz build (`make fuzz`, tests/fuzz/README.md).
 set -euo pipefail
 
 packages=(
@@ -19,10 +20,10 @@ packages=(
   chromium                          # a real browser: tests/report/browser_test.py loads the HTML report
   slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)
 )
-fuzz_packages=(
+clang_packages=(
   clang-14 libclang-rt-14-dev       # clang 14, its libFuzzer and its ASan and UBSan runtimes
 )
-[ "${1:-}" = "--fuzz" ] && packages=("${fuzz_packages[@]}")
+case "${1:-}" in --clang | --fuzz) packages=("${clang_packages[@]}") ;; esac
 
 missing=()
 for package in "${packages[@]}"; do

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/exit_codes.h"
+#include "common/sanitizers.h"
 #include "sim/cli/app.h"
 
 namespace {
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   // SimGrid replaces this handler with its own while an engine lives; its abort is caught there
   // (sim/exec/simgrid_errors.h).
   std::set_terminate([] { say_and_exit("an exception escaped where none may (std::terminate)"); });
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(PIPEGRID_ADDRESS_SANITIZER)
   // Under AddressSanitizer its own report is the one worth reading.
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE}) std::signal(signal, on_fatal_signal);
   // SimGrid mallocs each actor's 8 MiB stack. glibc raises its mmap threshold to the size of the

@@ -6,11 +6,12 @@
 #include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "common/sanitizers.h"
 
 namespace pipegrid::sim {
 
 void use_sanitizable_contexts() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PIPEGRID_ADDRESS_SANITIZER)
   xbt_log_control_set("xbt_cfg.thresh:warning");  // not SimGrid's "Configuration change" line
   simgrid::s4u::Engine::set_config("contexts/factory:thread");
 #endif

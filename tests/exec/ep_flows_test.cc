@@ -27,7 +27,7 @@ namespace pipegrid::sim {
 namespace {
 
 constexpr double kTokens = 1000;
-constexpr double kNvlink = 1e-3, kSameRail = 2e-3, kCrossRail = 4e-3;  // latencies
+constexpr double kSameRail = 2e-3, kCrossRail = 4e-3;  // latencies (the platform's NVLink: 1e-3)
 
 SimulationInput rails_job(EpFlows flows, std::vector<double> shares, int top_k = 1, int max_nodes = 0) {
   std::istringstream csv("0F0,0B0\n");
