@@ -3,6 +3,7 @@
 // post-validation's check. Every member of a lockstep group posts its own messages; the actor waits
 // for all the members' messages of one kind at once (Transfers::wait_all), as each member would wait
 // for its own.
+#include <algorithm>
 #include <simgrid/s4u/Engine.hpp>
 #include <stdexcept>
 
@@ -30,9 +31,11 @@ Message message(const Job& job, const Result& result, int src, int dst, int step
 
 // The channel of the GPU's next message to `dst`: the n-th one goes on channel n mod K
 // (comm_timing.h numbers a pair's messages the same way).
-std::int64_t next_channel(const Job& job, std::unordered_map<int, std::int64_t>& sends_to, int gpu, int dst) {
+std::int64_t next_channel(const Job& job, std::vector<std::pair<int, std::int64_t>>& sends_to, int gpu, int dst) {
   const int k = job.options.p2p_channels;
-  const std::int64_t n = sends_to[dst]++;
+  auto it = std::find_if(sends_to.begin(), sends_to.end(), [dst](const auto& sent) { return sent.first == dst; });
+  if (it == sends_to.end()) it = sends_to.insert(sends_to.end(), {dst, 0});
+  const std::int64_t n = it->second++;
   return (static_cast<std::int64_t>(gpu) * static_cast<std::int64_t>(job.hosts.size()) + dst) * k + n % k;
 }
 

@@ -43,7 +43,9 @@ class GpuRun {
     std::vector<GradientReduction> reductions;  // plan_gradient_reductions, in launch order
     std::vector<std::shared_ptr<CommStream>> streams;  // one per ring the GPU reduces gradients on
     std::vector<PendingGather> gathers;                // parameter all-gathers not yet waited for
-    std::unordered_map<int, std::int64_t> sends_to;    // messages sent to each GPU so far
+    // Pipeline messages sent so far, per destination GPU: a stage has two or three pipeline peers, so
+    // a short list searched in order (as a hash map, 4 % of an interleaved 3072-GPU run, perf).
+    std::vector<std::pair<int, std::int64_t>> sends_to;
     std::unordered_map<std::size_t, MessageKey> unwaited_receives;  // by result: posted, waited at the use
     std::vector<MessageKey> late_sends;                             // rendezvous sends waited at the end
   };
