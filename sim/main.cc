@@ -24,9 +24,11 @@ void say_and_exit(const char* what) {
   _exit(pipegrid::kExitInternalError);
 }
 
+#if !defined(PIPEGRID_ADDRESS_SANITIZER)  // where ASan's own report is not the one to read (main)
 void on_fatal_signal(int signal) {
   say_and_exit(signal == SIGSEGV ? "segmentation fault" : signal == SIGBUS ? "bus error" : "arithmetic fault");
 }
+#endif
 
 }  // namespace
 

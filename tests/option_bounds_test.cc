@@ -59,7 +59,7 @@ void expect_one_outcome(const std::string& args) {
   const auto r = run_pipegrid(args);
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 3) << args << "\nexit " << r.exit_code << ": " << r.err;
   if (r.exit_code == 0) {
-    EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << args;
+    EXPECT_TRUE(nlohmann::json::accept(r.out)) << args;
   } else if (r.exit_code == 2) {
     EXPECT_TRUE(r.err.starts_with("pipegrid: error: ")) << args << "\n" << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
