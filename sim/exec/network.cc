@@ -158,9 +158,8 @@ std::pair<std::vector<sg4::Link*>, double> Network::searched_route(int src_gpu, 
 }
 
 void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
-  const auto mirror = [&](int link) { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; };
   entry.mirror_mismatch = -1;
-  if (std::none_of(entry.links.begin(), entry.links.end(), [&](int link) { return mirror(link) != -1; })) {
+  if (std::none_of(entry.links.begin(), entry.links.end(), [&](int link) { return mirror_of(link) != -1; })) {
     entry.accounted = entry.links;
     return;
   }
@@ -171,9 +170,9 @@ void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
   entry.accounted.clear();
   for (std::size_t i = 0; i < entry.links.size(); ++i) {
     const int link = entry.links[i];
-    if (mirror(link) == -1)
+    if (mirror_of(link) == -1)
       entry.accounted.push_back(link);
-    else if (rail_of_gpu_[src_gpu] != rail_of_gpu_[dst_gpu] || i >= rail0.size() || rail0[i] != mirror(link))
+    else if (rail_of_gpu_[src_gpu] != rail_of_gpu_[dst_gpu] || i >= rail0.size() || rail0[i] != mirror_of(link))
       entry.mirror_mismatch = link;
   }
 }
@@ -415,7 +414,7 @@ void Network::close_load() {
 void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
   if (bytes <= 0 || end <= start) return;
   for (int index : route_entry(src_gpu, dst_gpu).links) {
-    if (index < static_cast<int>(mirror_of_.size()) && (mirror_of_[index] != -1 || is_mirrored_[index]))
+    if (mirrored_or_mirror(index))
       throw std::logic_error(fmt::format("--rail-fold: an analytic collective from GPU {} to GPU {} crosses link {}, "
                                          "whose account mirrors another rail's; --rail-fold off accounts every link",
                                          src_gpu, dst_gpu, links_[index].link->get_name()));

@@ -259,6 +259,11 @@ class Network {
   int fold_rails_ = 0;
   std::vector<int> mirror_of_;     // per link: the rail-0 link whose account it takes, or -1
   std::vector<char> is_mirrored_;  // per link: a rail-0 link with mirrors
+  // Links found after the fold was set (past the tables' end) are neither mirrors nor mirrored.
+  int mirror_of(int link) const { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; }
+  bool mirrored_or_mirror(int link) const {
+    return mirror_of(link) != -1 || (link < static_cast<int>(is_mirrored_.size()) && is_mirrored_[link]);
+  }
   std::unordered_map<FoldKey, const simgrid::s4u::Comm*, FoldKeyHash> forming_;
   double forming_at_ = -1;
   std::uint64_t simgrid_comms_ = 0;
