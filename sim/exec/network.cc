@@ -225,7 +225,8 @@ void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0
                             std::vector<int> mirror_of) {
   if (rail_of_gpu.size() != hosts_.size() || rail0_gpu.size() != hosts_.size() || rails < 2 ||
       mirror_of.size() > links_.size())
-    throw std::logic_error("Network::use_rail_fold: one rail and one rail-0 GPU per job GPU, two rails or more");
+    throw std::logic_error("Network::use_rail_fold: one rail and one rail-0 GPU per job GPU, two rails or more, "
+                           "a mirror entry per known link at most");
   rail_of_gpu_ = std::move(rail_of_gpu);
   rail0_gpu_ = std::move(rail0_gpu);
   fold_rails_ = rails;

@@ -322,7 +322,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.tp_lockstep = v.text("tp-lockstep") == "auto";
   in.options.rail_fold = v.text("rail-fold") == "auto";
   in.options.route_search = v.text("route-search") == "auto";
-  in.route_graph = platform::DijkstraRoutes::of(facts);
+  // Only --route-search auto reads the graph: no run that asks SimGrid for its routes pays to build it.
+  if (in.options.route_search) in.route_graph = platform::DijkstraRoutes::of(facts);
   resolve_profiles(facts, in);
   const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
   check_gpu_count(tp, pp, dp, placement.num_gpus());
