@@ -71,23 +71,36 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
   return seconds;
 }
 
-void account_analytic_ring(Network& network, const std::vector<int>& group, int member, double bytes,
-                           RingPhases phases, double start, double end) {
+AnalyticRingHops analytic_ring_hops(Network& network, const std::vector<int>& group, int member, RingPhases phases) {
   const int n = static_cast<int>(group.size());
-  if (n < 2 || bytes <= 0) return;
-  const double hops = phases == RingPhases::AllReduce ? 2.0 * (n - 1) : n - 1;
-  const int me = group[member];
+  AnalyticRingHops hops;
+  if (n < 2) return hops;
+  hops.me = group[member];
+  hops.hops_per_size = (phases == RingPhases::AllReduce ? 2.0 * (n - 1) : n - 1) / n;
   Rails* rails = network.rails();
   const std::vector<std::vector<int>>* rings = rails ? &rails->rings(group) : nullptr;
   if (!rings || rings->size() <= 1) {
-    network.account_analytic(me, group[(member + 1) % n], hops / n * bytes, start, end);
-    return;
+    hops.next.push_back(group[(member + 1) % n]);
+    return hops;
   }
-  const double share = bytes / static_cast<double>(rings->size());
+  hops.split = true;
   for (const std::vector<int>& ring : *rings) {
-    const auto i = std::find(ring.begin(), ring.end(), me) - ring.begin();
-    network.account_analytic(me, ring[static_cast<std::size_t>((i + 1) % n)], hops / n * share, start, end);
+    const auto i = std::find(ring.begin(), ring.end(), hops.me) - ring.begin();
+    hops.next.push_back(ring[static_cast<std::size_t>((i + 1) % n)]);
   }
+  return hops;
+}
+
+void account_analytic_hops(Network& network, const AnalyticRingHops& hops, double bytes, double start, double end) {
+  if (hops.next.empty() || bytes <= 0) return;
+  const double share = hops.split ? bytes / static_cast<double>(hops.next.size()) : bytes;
+  for (int next : hops.next) network.account_analytic(hops.me, next, hops.hops_per_size * share, start, end);
+}
+
+void account_analytic_ring(Network& network, const std::vector<int>& group, int member, double bytes,
+                           RingPhases phases, double start, double end) {
+  if (group.size() < 2 || bytes <= 0) return;
+  account_analytic_hops(network, analytic_ring_hops(network, group, member, phases), bytes, start, end);
 }
 
 }  // namespace pipegrid::sim

@@ -56,4 +56,16 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
 void account_analytic_ring(Network& network, const std::vector<int>& group, int member, double bytes,
                            RingPhases phases, double start, double end);
 
+/// One member's hops of account_analytic_ring, found once for a group whose collectives recur (a TP
+/// group's, at every op): the member, the next member on each ring, and the hops' share of S.
+struct AnalyticRingHops {
+  int me = -1;
+  std::vector<int> next;    // one per ring; empty: the group has no hops
+  double hops_per_size = 0;  // 2(n − 1)/n, or (n − 1)/n for a half
+  bool split = false;        // over several rings: each hop carries hops_per_size · (S / C)
+};
+AnalyticRingHops analytic_ring_hops(Network& network, const std::vector<int>& group, int member, RingPhases phases);
+/// account_analytic_ring over hops found before: the same bytes, to the bit.
+void account_analytic_hops(Network& network, const AnalyticRingHops& hops, double bytes, double start, double end);
+
 }  // namespace pipegrid::sim

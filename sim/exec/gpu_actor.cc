@@ -13,6 +13,11 @@ namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
 
+double covered(double from, double to, const FlowSpan& span) {
+  const double begin = std::max(span.start, from), end = std::min(span.end, to);
+  return end > begin ? end - begin : 0;
+}
+
 double covered(double from, double to, std::vector<FlowSpan> spans) {
   std::sort(spans.begin(), spans.end(), [](const FlowSpan& a, const FlowSpan& b) { return a.start < b.start; });
   double total = 0, reach = from;
@@ -31,7 +36,7 @@ GpuRun::GpuRun(Job& job, std::vector<int> gpus)
       speed_(job.hosts[gpus.front()]->get_speed()) {
   for (int gpu : gpus)
     members_.push_back({gpu, job.placement.coordinates(gpu), &job.accounts[gpu], plan_gradient_reductions(job, gpu),
-                        {}, {}, {}, {}, {}});
+                        {}, {}, {}, {}, {}, {}});
   // The members launch their gradients at the same points, so one cursor walks all their plans.
   for (const Member& m : members_) {
     const auto& mine = m.reductions, &first = members_.front().reductions;

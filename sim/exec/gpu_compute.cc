@@ -119,9 +119,10 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
     // The all-reduces ran last, back to back: the links' report counts what their rings carried.
     const double end = sg4::Engine::get_clock();
     if (comm_seconds > 0) {
-      for (const Member& m : members_)
-        account_analytic_ring(job_.network, tp_group(m), m.at.tp, allreduces * bytes, RingPhases::AllReduce,
-                              end - comm_seconds, end);
+      for (Member& m : members_) {
+        if (!m.tp_hops) m.tp_hops = analytic_ring_hops(job_.network, tp_group(m), m.at.tp, RingPhases::AllReduce);
+        account_analytic_hops(job_.network, *m.tp_hops, allreduces * bytes, end - comm_seconds, end);
+      }
       job_.network.release_analytic(slot);
     }
     return;

@@ -31,12 +31,11 @@ Message message(const Job& job, const Result& result, int src, int dst, int step
 
 // The channel of the GPU's next message to `dst`: the n-th one goes on channel n mod K
 // (comm_timing.h numbers a pair's messages the same way).
-std::int64_t next_channel(const Job& job, std::vector<std::pair<int, std::int64_t>>& sends_to, int gpu, int dst) {
+std::int64_t next_channel(Job& job, std::vector<SentTo>& sends_to, int dst) {
   const int k = job.options.p2p_channels;
-  auto it = std::find_if(sends_to.begin(), sends_to.end(), [dst](const auto& sent) { return sent.first == dst; });
-  if (it == sends_to.end()) it = sends_to.insert(sends_to.end(), {dst, 0});
-  const std::int64_t n = it->second++;
-  return (static_cast<std::int64_t>(gpu) * static_cast<std::int64_t>(job.hosts.size()) + dst) * k + n % k;
+  auto it = std::find_if(sends_to.begin(), sends_to.end(), [dst](const auto& sent) { return sent.dst == dst; });
+  if (it == sends_to.end()) it = sends_to.insert(sends_to.end(), {dst, job.transfers.open_channels(k), 0});
+  return it->first_channel + it->sent++ % k;
 }
 
 }  // namespace
@@ -44,7 +43,7 @@ std::int64_t next_channel(const Job& job, std::vector<std::pair<int, std::int64_
 void GpuRun::wait_and_expose(const Waits& waits, double from) {
   const std::vector<FlowSpan> spans = job_.transfers.wait_all(waits);
   const double now = sg4::Engine::get_clock();
-  for (std::size_t k = 0; k < members_.size(); ++k) members_[k].account->p2p_exposed += covered(from, now, {spans[k]});
+  for (std::size_t k = 0; k < members_.size(); ++k) members_[k].account->p2p_exposed += covered(from, now, spans[k]);
 }
 
 // Posts a batch's sends and receives together; a batch waited at once is waited for whole (the part
@@ -54,7 +53,9 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
   Transfers& transfers = job_.transfers;
   const bool rendezvous = job_.options.p2p == P2pMode::Rendezvous;
   const bool now = batch.wait == CommWait::Now;
-  std::vector<Waits> waits(members_.size());  // per member, in its order
+  std::vector<Waits>& waits = batch_waits_;  // per member, in its order
+  waits.resize(members_.size());
+  for (Waits& mine : waits) mine.clear();
   for (std::size_t k = 0; k < members_.size(); ++k) {
     Member& m = members_[k];
     for (const CommAction& a : batch.actions) {
@@ -62,7 +63,7 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
       if (is_send(a.kind)) {
         const Message msg = message(job_, r, m.gpu, gpu_of_rank(m, receiver_rank(job_.schedule, r)), step_);
         transfers.post_send(msg.key, msg.flow, /*eager=*/!rendezvous, /*sender_waits=*/rendezvous,
-                            next_channel(job_, m.sends_to, m.gpu, msg.flow.dst_gpu));
+                            next_channel(job_, m.sends_to, msg.flow.dst_gpu));
         if (rendezvous && now)
           waits[k].emplace_back(msg.key, true);
         else if (rendezvous)
@@ -81,16 +82,19 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
   for (Member& m : members_) m.account->comm_batch = index;
   const double begin = waiting();
   // The members' i-th waits together: each member's waiter holds one message at a time.
-  std::vector<std::vector<FlowSpan>> spans(members_.size());
+  std::vector<std::vector<FlowSpan>>& spans = batch_spans_;
+  spans.resize(members_.size());
+  for (std::vector<FlowSpan>& mine : spans) mine.clear();
   for (std::size_t i = 0; i < waits.front().size(); ++i) {
-    Waits round;
-    for (const Waits& mine : waits) round.push_back(mine[i]);
-    const std::vector<FlowSpan> ended = transfers.wait_all(round);
-    for (std::size_t k = 0; k < members_.size(); ++k) spans[k].push_back(ended[k]);
+    batch_round_.clear();
+    for (const Waits& mine : waits) batch_round_.push_back(mine[i]);
+    transfers.wait_all(batch_round_, round_spans_);
+    for (std::size_t k = 0; k < members_.size(); ++k) spans[k].push_back(round_spans_[k]);
   }
   const double end = sg4::Engine::get_clock();
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    members_[k].account->p2p_exposed += covered(begin, end, spans[k]);
+    const std::vector<FlowSpan>& mine = spans[k];
+    members_[k].account->p2p_exposed += mine.size() == 1 ? covered(begin, end, mine.front()) : covered(begin, end, mine);
     members_[k].account->comm_batch.reset();
   }
 }

@@ -9,11 +9,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "sim/exec/collectives.h"
 #include "sim/exec/comm_stream.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job.h"
@@ -23,6 +25,16 @@ namespace pipegrid::sim {
 
 /// The part of [from, to] during which at least one of the flows was on the wire.
 double covered(double from, double to, std::vector<FlowSpan> spans);
+/// The same for one flow, without a list to sort.
+double covered(double from, double to, const FlowSpan& span);
+
+/// A GPU's pipeline messages to one destination: the first of their channels
+/// (Transfers::open_channels) and how many were sent so far.
+struct SentTo {
+  int dst;
+  std::int64_t first_channel;
+  std::int64_t sent;
+};
 
 class GpuRun {
  public:
@@ -43,11 +55,14 @@ class GpuRun {
     std::vector<GradientReduction> reductions;  // plan_gradient_reductions, in launch order
     std::vector<std::shared_ptr<CommStream>> streams;  // one per ring the GPU reduces gradients on
     std::vector<PendingGather> gathers;                // parameter all-gathers not yet waited for
-    // Pipeline messages sent so far, per destination GPU: a stage has two or three pipeline peers, so
-    // a short list searched in order (as a hash map, 4 % of an interleaved 3072-GPU run, perf).
-    std::vector<std::pair<int, std::int64_t>> sends_to;
+    // Per destination GPU: a stage has two or three pipeline peers, so a short list searched in order
+    // (as a hash map, 4 % of an interleaved 3072-GPU run, perf).
+    std::vector<SentTo> sends_to;
     std::unordered_map<std::size_t, MessageKey> unwaited_receives;  // by result: posted, waited at the use
     std::vector<MessageKey> late_sends;                             // rendezvous sends waited at the end
+    // Its hops of the analytic TP all-reduces, found at the first (Rails::rings looks a group up in
+    // a map: per op and member, 1.4 % of an interleaved 3072-GPU run, perf).
+    std::optional<AnalyticRingHops> tp_hops;
   };
   using Waits = std::vector<std::pair<MessageKey, bool>>;  // key, as sender
 
@@ -88,6 +103,12 @@ class GpuRun {
   std::size_t next_reduction_ = 0;  // the members' plans launch at the same points
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
   int step_ = 0;                       // the training step being run
+  // run_batch's working lists, kept from batch to batch (allocating them per batch was 1 % of an
+  // interleaved 3072-GPU run, perf): per member its waits, one round of waits, the spans.
+  std::vector<Waits> batch_waits_;
+  Waits batch_round_;
+  std::vector<FlowSpan> round_spans_;
+  std::vector<std::vector<FlowSpan>> batch_spans_;
   std::size_t validation_point_ = 0;   // where post-validation's check of the previous step is awaited
   std::size_t op_position_ = 0;        // the op being computed
   double op_compute_total_ = 0, op_compute_done_ = 0;  // its compute seconds, and how many have run

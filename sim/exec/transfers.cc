@@ -14,12 +14,11 @@ Transfers::Transfers(Network& network, int gpus) : network_(network), waiters_(g
   network_.on_flow_end([this](const FlowInfo& flow, double start, double end) { flow_ended(flow, start, end); });
 }
 
-void Transfers::start(const MessageKey& key, double latency_fraction) {
-  Entry& entry = entries_.at(key);
+void Transfers::start(Entry& entry, double latency_fraction) {
+  const MessageKey key{entry.flow.dst_gpu, entry.flow.tag};
   entry.starting = true;
   const FlowInfo flow = entry.flow;
-  sg4::CommPtr comm = network_.start_flow(flow, latency_fraction);
-  entries_.at(key).comm = std::move(comm);
+  entry.comm = network_.start_flow(flow, latency_fraction);
   // A side waiting for its peer now waits for the network only.
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
     for (Waiter& waiter : waiters_[gpu])
@@ -33,7 +32,7 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
   it->second.done = true;
   it->second.span = {start, end};
   if (const std::int64_t channel = it->second.channel; channel >= 0) {
-    channels_.at(channel).busy = false;
+    channels_[static_cast<std::size_t>(channel)].busy = false;
     advance(channel);  // may start a flow; `it` is not used below
   }
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
@@ -53,7 +52,7 @@ void Transfers::flow_ended(const FlowInfo& flow, double start, double end) {
 
 void Transfers::resend(const FlowInfo& flow) {
   const MessageKey key{flow.dst_gpu, flow.tag};
-  if (const auto it = entries_.find(key); it != entries_.end() && !it->second.done) start(key);
+  if (const auto it = entries_.find(key); it != entries_.end() && !it->second.done) start(it->second);
 }
 
 void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits,
@@ -68,30 +67,30 @@ void Transfers::post_send(const MessageKey& key, const FlowInfo& flow, bool eage
   entry.waits_left += eager && !sender_waits ? 0 : 1;
   entry.channel = channel;
   if (channel >= 0) {
-    channels_[channel].queue.push_back(key);
+    channels_.at(static_cast<std::size_t>(channel)).queue.push_back(&entry);
     advance(channel);
   } else if (eager || entry.received) {
-    start(key);
+    start(entry);
   }
 }
 
 void Transfers::advance(std::int64_t channel) {
-  Channel& c = channels_.at(channel);
+  Channel& c = channels_[static_cast<std::size_t>(channel)];
   if (c.busy || c.next == c.queue.size()) return;
-  const MessageKey key = c.queue[c.next];
-  const Entry& entry = entries_.at(key);
+  Entry& entry = *c.queue[c.next];
   if (!ready(entry)) return;
   ++c.next;
   c.busy = true;
   const double now = sg4::Engine::get_clock();
   const double ready_at = entry.eager ? entry.sent_at : std::max(entry.sent_at, entry.received_at);
-  const double latency = network_.effective_latency(entry.flow.src_gpu, entry.flow.dst_gpu);
+  if (c.latency < 0) c.latency = network_.effective_latency(entry.flow.src_gpu, entry.flow.dst_gpu);
+  const double latency = c.latency;
   const double fraction = latency > 0 ? std::clamp((ready_at + latency - now) / latency, 0.0, 1.0) : 1.0;
   if (c.next == c.queue.size()) {  // nothing queued behind: forget what the channel has carried
     c.queue.clear();
     c.next = 0;
   }
-  start(key, fraction);
+  start(entry, fraction);
 }
 
 void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
@@ -106,7 +105,13 @@ void Transfers::post_receive(const MessageKey& key, const FlowInfo& expected) {
   if (entry.channel >= 0)
     advance(entry.channel);
   else if (entry.sent && !entry.starting)
-    start(key);
+    start(entry);
+}
+
+std::int64_t Transfers::open_channels(int count) {
+  const auto first = static_cast<std::int64_t>(channels_.size());
+  channels_.resize(channels_.size() + static_cast<std::size_t>(count));
+  return first;
 }
 
 void Transfers::register_comm_stream(int gpu) {
@@ -127,12 +132,15 @@ const BlockedOn& Transfers::blocked_on(int gpu) const {
 }
 
 FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activities_running) {
-  auto it = entries_.find(key);
+  const auto it = entries_.find(key);
   if (it == entries_.end()) throw std::logic_error("Transfers: waiting on a message nobody posted");
-  if (!it->second.done) {
-    const FlowInfo flow = it->second.flow;
+  // Held across the wait (start's comment says why that is safe); an iterator would not survive
+  // the table's growth.
+  Entry& entry = it->second;
+  if (!entry.done) {
+    const FlowInfo flow = entry.flow;
     Waiter& waiter = waiter_of(as_sender ? flow.src_gpu : flow.dst_gpu);
-    waiter.blocked = {!it->second.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
+    waiter.blocked = {!entry.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
     waiter.key = key;
     waiter.actor = sg4::Actor::self();
     waiter.on_condition = keep_activities_running;
@@ -144,21 +152,31 @@ FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activi
         waiter.ended = sg4::ConditionVariable::create();
       }
       std::unique_lock lock(*waiter.mutex);
-      wait_until(*waiter.ended, lock, [&] { return (it = entries_.find(key))->second.done; });
+      wait_until(*waiter.ended, lock, [&] { return entry.done; });
     } else {
-      while (!(it = entries_.find(key))->second.done) sg4::this_actor::suspend();
+      while (!entry.done) sg4::this_actor::suspend();
     }
     waiter.blocked = {};
     waiter.actor = nullptr;
     waiter.on_condition = false;
   }
-  const FlowSpan span = it->second.span;
-  if (--it->second.waits_left <= 0) entries_.erase(it);
+  const FlowSpan span = entry.span;
+  if (--entry.waits_left <= 0) entries_.erase(key);
   return span;
 }
 
 std::vector<FlowSpan> Transfers::wait_all(const std::vector<std::pair<MessageKey, bool>>& waits) {
-  if (waits.size() == 1) return {wait(waits.front().first, waits.front().second)};
+  std::vector<FlowSpan> spans;
+  wait_all(waits, spans);
+  return spans;
+}
+
+void Transfers::wait_all(const std::vector<std::pair<MessageKey, bool>>& waits, std::vector<FlowSpan>& spans) {
+  spans.clear();
+  if (waits.size() == 1) {
+    spans.push_back(wait(waits.front().first, waits.front().second));
+    return;
+  }
   const auto pending = std::make_shared<int>(0);
   for (const auto& [key, as_sender] : waits) {
     const auto it = entries_.find(key);
@@ -175,13 +193,11 @@ std::vector<FlowSpan> Transfers::wait_all(const std::vector<std::pair<MessageKey
   }
   // Each flow's end clears its waiter; the last one resumes us.
   while (*pending > 0) sg4::this_actor::suspend();
-  std::vector<FlowSpan> spans;
   for (const auto& [key, as_sender] : waits) {
     const auto it = entries_.find(key);
     spans.push_back(it->second.span);
     if (--it->second.waits_left <= 0) entries_.erase(it);
   }
-  return spans;
 }
 
 }  // namespace pipegrid::sim

@@ -52,12 +52,15 @@ class Transfers {
 
   /// Posts the sending side. Eager: the flow starts now. Otherwise it starts when the receiver posts.
   /// An eager sender that will wait for its flow (to send in order on one channel) says so.
-  /// On a channel (`channel` ≥ 0, see Channel) the flow also waits for the channel's earlier messages.
+  /// On a channel (`channel` ≥ 0, one of open_channels', see Channel) the flow also waits for the
+  /// channel's earlier messages.
   void post_send(const MessageKey& key, const FlowInfo& flow, bool eager, bool sender_waits = false,
                  std::int64_t channel = -1);
   /// Posts the receiving side (starting the flow of a rendezvous whose sender already posted).
   /// `expected` describes the message as the receiver knows it, for deadlock reports.
   void post_receive(const MessageKey& key, const FlowInfo& expected);
+  /// `count` new channels, numbered from the one returned: a pair of GPUs opens its K channels once.
+  std::int64_t open_channels(int count);
   /// Blocks one side of the message until its flow has ended; returns the flow's span. Suspending
   /// the actor would also suspend its other activities: an actor that computes while it waits
   /// (an overlapped pair's compute running under its all-to-all) asks for `keep_activities_running`
@@ -68,6 +71,8 @@ class Transfers {
   /// members at once, each member's waiter showing what it waits for. At most one message per GPU.
   /// Resumed once, by the last flow to end. Returns the spans in the order of `waits`.
   std::vector<FlowSpan> wait_all(const std::vector<std::pair<MessageKey, bool>>& waits);
+  /// The same, into `spans` (cleared first): a caller that waits often keeps one vector for them.
+  void wait_all(const std::vector<std::pair<MessageKey, bool>>& waits, std::vector<FlowSpan>& spans);
   Network& network() { return network_; }
   /// Starts again the flow of a message whose flow a link going down cut (--on-failure wait): its
   /// sides go on waiting for it.
@@ -90,15 +95,19 @@ class Transfers {
       return std::hash<std::uint64_t>()(k.tag * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.dst_gpu));
     }
   };
+  struct Entry;
   /// NCCL-like: the messages of one channel travel in the order they were sent, each flow starting
   /// when the one before it has ended. The later one's bytes follow the earlier's on the wire, so it
   /// pays only the part of its latency that was not already past while it queued: ready at r and
   /// started at t, it pays max(0, r + L − t) of its latency L (Network::start_flow's fraction, where
   /// SimGrid allows it; otherwise all of L).
   struct Channel {
-    std::vector<MessageKey> queue;  // sent, not started, in order; `next` is the head
+    std::vector<Entry*> queue;  // sent, not started, in order; `next` is the head
     std::size_t next = 0;
     bool busy = false;
+    // Its route's latency (Network::effective_latency, fixed once the route is known), found at its
+    // first message: every message of a channel goes between the same two GPUs.
+    double latency = -1;
   };
   struct Entry {
     FlowInfo flow{};
@@ -127,8 +136,9 @@ class Transfers {
   };
 
   /// Starts the entry's flow. Starting is a simcall: other actors run meanwhile and may grow the
-  /// table, so the entry is looked up again afterwards rather than held by reference.
-  void start(const MessageKey& key, double latency_fraction = 1);
+  /// table, which moves no element of an unordered_map; only an entry's last wait erases it, after its
+  /// flow has ended. So an entry is held by reference across the start, and by a side that waits on it.
+  void start(Entry& entry, double latency_fraction = 1);
   /// Starts the channel's head message if it is ready (sent, and received unless eager) and the
   /// channel is free.
   void advance(std::int64_t channel);
@@ -136,7 +146,7 @@ class Transfers {
 
   Network& network_;
   std::unordered_map<MessageKey, Entry, KeyHash> entries_;
-  std::unordered_map<std::int64_t, Channel> channels_;
+  std::vector<Channel> channels_;  // by number (open_channels): looked up per message, so not hashed
   // Per GPU: [0] its compute stream, then its comm streams (a deque: a waiting stream keeps its
   // reference while another registers).
   std::vector<std::deque<Waiter>> waiters_;
