@@ -18,7 +18,9 @@ double covered(double from, double to, const FlowSpan& span) {
   return end > begin ? end - begin : 0;
 }
 
-double covered(double from, double to, std::vector<FlowSpan> spans) {
+double covered(double from, double to, const std::vector<FlowSpan>& waited) {
+  if (waited.size() == 1) return covered(from, to, waited.front());  // nothing to sort or copy
+  std::vector<FlowSpan> spans = waited;
   std::sort(spans.begin(), spans.end(), [](const FlowSpan& a, const FlowSpan& b) { return a.start < b.start; });
   double total = 0, reach = from;
   for (const FlowSpan& s : spans) {

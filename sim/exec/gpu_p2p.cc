@@ -93,8 +93,7 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
   }
   const double end = sg4::Engine::get_clock();
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const std::vector<FlowSpan>& mine = spans[k];
-    members_[k].account->p2p_exposed += mine.size() == 1 ? covered(begin, end, mine.front()) : covered(begin, end, mine);
+    members_[k].account->p2p_exposed += covered(begin, end, spans[k]);
     members_[k].account->comm_batch.reset();
   }
 }

@@ -24,8 +24,8 @@
 namespace pipegrid::sim {
 
 /// The part of [from, to] during which at least one of the flows was on the wire.
-double covered(double from, double to, std::vector<FlowSpan> spans);
-/// The same for one flow, without a list to sort.
+double covered(double from, double to, const std::vector<FlowSpan>& spans);
+/// The same for one flow.
 double covered(double from, double to, const FlowSpan& span);
 
 /// A GPU's pipeline messages to one destination: the first of their channels
