@@ -62,8 +62,9 @@ calibrate: build
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against
-# the plain SimGrid 1F1B loop (bench/executor_ratio.sh, about 4 minutes), and a sweep of 200 small
-# configurations over every core. README quotes the numbers.
+# the plain SimGrid 1F1B loop (bench/executor_ratio.sh, about 4 minutes), DeepSeek-V3's layout with
+# contended all-to-alls against alpha-beta (bench/deepseek_flows.sh, about 2 minutes), and a sweep of
+# 200 small configurations over every core. README quotes the numbers.
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target bench_schedule_engine bench_zone_routes platform_routes_bench
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512
@@ -71,6 +72,7 @@ bench: build
 	$(BUILD)/bench/bench_schedule_engine 1f1b 512 8192
 	$(BUILD)/bench/bench_schedule_engine interleaved 512 8192 2
 	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/executor_ratio.sh
+	PIPEGRID=$(PIPEGRID) bench/deepseek_flows.sh
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 
 # libFuzzer harnesses built by clang with ASan and UBSan (tests/fuzz/README.md): each runs FUZZ_SECONDS

@@ -72,6 +72,7 @@ SimulationResult simulate(const SimulationInput& input) {
                     input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule), input.trace_json);
   Job* job_ptr = nullptr;
   Network network(hosts, input.link_window, input.link_timeline);
+  network.use_exec_flows(input.options.exec_flows);
   if (rails) {
     std::vector<sg4::Host*> platform_hosts = hosts;
     std::vector<int> node_of_gpu;

@@ -69,6 +69,9 @@ struct ExecOptions {
   /// Dijkstra (platform/dijkstra_routes.h), rail 0's from SimGrid and checked against it; simgrid:
   /// every route from SimGrid.
   bool route_search = true;
+  /// --simgrid-flows exec: each flow an Exec on its two hosts made by an actor per source GPU
+  /// (flow_owners.h); comm: a host-to-host Comm of maestro's. The same network actions.
+  bool exec_flows = true;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/kernel/resource/Action.hpp>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 #include <simgrid/simix.hpp>
@@ -45,22 +46,36 @@ Network* current_network = nullptr;
 Network::Network(std::vector<sg4::Host*> gpu_hosts, double load_window, bool load_timeline)
     : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()), load_window_(load_window), load_timeline_(load_timeline) {
   // SimGrid 3.32 reports an activity's completion in maestro, at its simulated end and whether or not
-  // anyone waits for it, only when maestro started it (EngineImpl::handle_ended_actions); flows are
-  // therefore started from maestro (start_flow). Completions arrive in simulated-time order, which is
-  // what makes busy-time accounting a simple counter per link. An actor's own wait on an activity
+  // anyone waits for it, only when maestro started it (EngineImpl::handle_ended_actions); Comm flows
+  // are therefore started from maestro (start_flow). Completions arrive in simulated-time order, which
+  // is what makes busy-time accounting a simple counter per link. An actor's own wait on an activity
   // fires the signal again, in its context: those, and every exec, are not ours and are skipped.
   static const bool connected = [] {
     sg4::Activity::on_completion_cb([](const sg4::Activity& activity) {
-      if (!current_network || !sg4::Actor::is_maestro()) return;
-      if (const auto* comm = dynamic_cast<const sg4::Comm*>(&activity))
-        current_network->flow_ended(comm, activity.get_state() == sg4::Activity::State::FINISHED);
+      if (!current_network || current_network->owners_ || !sg4::Actor::is_maestro()) return;
+      if (dynamic_cast<const sg4::Comm*>(&activity))
+        current_network->flow_ended(activity.get_impl(), activity.get_state() == sg4::Activity::State::FINISHED);
     });
-    // A completed comm is released only at the next step of the clock: SimGrid's Activity::complete
-    // still reads the activity after the signal returns.
+    // An Exec flow is its owner's, not maestro's: its end is heard from the network model itself, as its
+    // action finishes or fails, for any activity (a flow of no bytes stays a Comm). The signal names
+    // the action as a NetworkAction, a class SimGrid 3.32 does not install; it derives from Action
+    // alone (src/kernel/resource/NetworkModel.hpp), whose header it does, so the two share an address.
+    sg4::Link::on_communication_state_change_cb(
+        [](simgrid::kernel::resource::NetworkAction& action, simgrid::kernel::resource::Action::State) {
+          if (!current_network || !current_network->owners_) return;
+          const auto& base = reinterpret_cast<const simgrid::kernel::resource::Action&>(action);
+          using State = simgrid::kernel::resource::Action::State;
+          if (const State state = base.get_state(); state == State::FINISHED || state == State::FAILED)
+            current_network->reported_ends_.emplace_back(base.get_activity(), state == State::FINISHED);
+        });
+    // A completed activity is released only at the next step of the clock: SimGrid's Activity::complete
+    // (and ExecImpl::post) still read it after its end is heard. The model reports an exec flow's end
+    // before the clock's advance, which samples it to its end first.
     sg4::Engine::on_time_advance_cb([](double) {
       if (!current_network) return;
       current_network->released_.clear();
       current_network->sample_flows();
+      current_network->end_reported_flows();
     });
     return true;
   }();
@@ -86,6 +101,24 @@ int Network::link_index(sg4::Link* link) {
 
 Network::~Network() {
   if (current_network == this) current_network = nullptr;
+}
+
+void Network::use_exec_flows(bool exec_flows) {
+  // SimGrid's IB model reads a flow's hosts at CommImpl::on_start, which an Exec does not fire.
+  if (!exec_flows || simgrid::config::get_value<std::string>("network/model") == "IB") {
+    owners_.reset();
+    return;
+  }
+  owners_ = std::make_unique<FlowOwners>(
+      hosts_,
+      [this](std::uint64_t id, const sg4::ExecPtr& exec) {
+        const auto it = active_.find(id);
+        if (it != active_.end()) return launch(in_flight_[it->second], exec);
+        // Not one to carry any more (cannot happen while the job runs): an exec made must still end.
+        exec->set_host(hosts_.front())->set_flops_amount(0)->start();
+        return true;
+      },
+      [this](std::uint64_t id) { end_flow(id, false); });
 }
 
 void Network::use_rails(std::vector<sg4::Host*> platform_gpu_hosts, std::vector<int> node_of_gpu) {
@@ -271,29 +304,60 @@ void Network::check_fold_complete(const ActiveFlow& flow) const {
 }
 
 void Network::check_folds_complete() {
-  for (const auto& [key, comm] : forming_)
-    if (const auto it = active_.find(comm); it != active_.end()) check_fold_complete(in_flight_[it->second]);
+  for (const auto& [key, id] : forming_)
+    if (const auto it = active_.find(id); it != active_.end()) check_fold_complete(in_flight_[it->second]);
   forming_.clear();
 }
 
-sg4::CommPtr Network::start_flow(const FlowInfo& flow, double latency_fraction) {
-  // Made and started by maestro on the calling actor's behalf (see the constructor): one simcall, as
-  // a start() from the actor is. The flows the actors of one scheduling round start are so made one
-  // after the other, in the round's order, and a rail's copy finds the comm its rail-0 copy started.
-  sg4::CommPtr comm;
-  bool joined = false;
-  simgrid::kernel::actor::simcall_answered([&] { std::tie(comm, joined) = start_in_maestro(flow, latency_fraction); });
+void Network::start_flow(const FlowInfo& flow, double latency_fraction) {
+  // Accounted (and, a Comm, made and started) by maestro on the calling actor's behalf (see the
+  // constructor): one simcall, as a start() from the actor is. The flows the actors of one scheduling
+  // round start are so taken one after the other, in the round's order, and a rail's copy finds the
+  // flow its rail-0 copy started.
+  std::uint64_t id = 0;
+  bool failed = false;
+  simgrid::kernel::actor::simcall_answered([&] {
+    bool joined = false;
+    std::tie(id, joined) = start_in_maestro(flow, latency_fraction);
+    if (joined) return;
+    ActiveFlow& started = in_flight_[active_.at(id)];
+    if (owners_ && started.is_exec)
+      owners_->request(started.src_gpu, id);
+    else
+      failed = !launch(started, nullptr);
+  });
   // SimGrid 3.32 fails a flow that starts over a link that is down inside start() and tells no one
-  // (CommImpl::start: LINK_FAILURE, then post()): its listeners hear of it here.
-  if (!joined && !failed_listeners_.empty()) {
-    const auto& links = route_entry(flow.src_gpu, flow.dst_gpu).links;
-    if (std::any_of(links.begin(), links.end(), [&](int index) { return !links_[index].link->is_on(); }))
-      flow_ended(comm.get(), false);
-  }
-  return comm;
+  // (CommImpl::start: LINK_FAILURE, then post()): its listeners hear of it here, from the actor.
+  if (failed) end_flow(id, false);
 }
 
-std::pair<sg4::CommPtr, bool> Network::start_in_maestro(const FlowInfo& flow, double latency_fraction) {
+bool Network::route_is_down(const ActiveFlow& flow) {
+  const auto& links = flow.riders.front().route->links;
+  return std::any_of(links.begin(), links.end(), [&](int index) { return !links_[index].link->is_on(); });
+}
+
+bool Network::launch(ActiveFlow& flow, const sg4::ExecPtr& exec) {
+  if (exec) {
+    // HostCLM03Model::execute_parallel: two hosts, no flops, one byte amount is communicate(src, dst).
+    exec->set_hosts({hosts_[flow.src_gpu], hosts_[flow.dst_gpu]});
+    exec->set_flops_amounts({0, 0});
+    exec->set_bytes_amounts({0, flow.remaining, 0, 0});
+    flow.activity = exec;
+  } else {
+    sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[flow.src_gpu], hosts_[flow.dst_gpu]);
+    comm->set_payload_size(static_cast<std::uint64_t>(flow.remaining));
+    flow.activity = comm;
+  }
+  // Registered before it starts, so that its end finds it.
+  id_of_activity_.emplace(flow.activity->get_impl(), flow.id);
+  starting_latency_fraction = scales_latency_ ? flow.latency_fraction : 1;
+  flow.activity->start();
+  starting_latency_fraction = 1;
+  ++simgrid_comms_;
+  return failed_listeners_.empty() || !route_is_down(flow);
+}
+
+std::pair<std::uint64_t, bool> Network::start_in_maestro(const FlowInfo& flow, double latency_fraction) {
   const double now = sg4::Engine::get_clock();
   Rider rider{flow, &route_entry(flow.src_gpu, flow.dst_gpu)};
   // A copy of a flow already started now on another rail rides with it.
@@ -317,30 +381,26 @@ std::pair<sg4::CommPtr, bool> Network::start_in_maestro(const FlowInfo& flow, do
                                              flow_kind_name(flow.kind), rail_of_gpu_[flow.src_gpu], now));
       account_start(rider, now);
       carrier.riders.push_back(rider);
-      return {carrier.comm, true};
+      return {carrier.id, true};
     }
   }
   account_start(rider, now);
-  // The comm runs on rail 0's route, whichever rail's copy starts it.
+  // The flow runs on rail 0's route, whichever rail's copy starts it.
   const int src = folds ? key.src_gpu : flow.src_gpu;
   const int dst = folds ? key.dst_gpu : flow.dst_gpu;
-  sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[src], hosts_[dst]);
   // A NCCL collective's hop inside a node moves its bytes at the NVLink efficiency: SimGrid is given
   // bytes / efficiency to carry (the link accounting above keeps the real bytes). Under contention
   // it also takes that much more of the links' share, as NCCL's channels occupy them.
   const bool slowed = nvlink_efficiency_ < 1 && is_collective(flow.kind) && in_one_node(src, dst);
   const auto payload = static_cast<std::uint64_t>(slowed ? flow.bytes / nvlink_efficiency_ : flow.bytes);
-  comm->set_payload_size(payload);
-  // Registered before it starts, so that its completion finds it.
-  active_.emplace(comm.get(), in_flight_.size());
-  in_flight_.push_back(ActiveFlow{{rider}, now, comm, static_cast<double>(payload),
-                                  payload > 0 ? flow.bytes / static_cast<double>(payload) : 0});
-  starting_latency_fraction = scales_latency_ ? latency_fraction : 1;
-  comm->start();
-  starting_latency_fraction = 1;
-  ++simgrid_comms_;
-  if (folds) forming_.emplace(key, comm.get());
-  return {comm, false};
+  const std::uint64_t id = next_id_++;
+  active_.emplace(id, in_flight_.size());
+  in_flight_.push_back(ActiveFlow{{rider}, now, nullptr, static_cast<double>(payload),
+                                  payload > 0 ? flow.bytes / static_cast<double>(payload) : 0, id, src, dst,
+                                  folds ? &route_entry(src, dst) : rider.route, latency_fraction,
+                                  owners_ && payload > 0});
+  if (folds) forming_.emplace(key, id);
+  return {id, false};
 }
 
 // Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
@@ -365,18 +425,40 @@ void Network::fold_load(LinkUsage& usage) {
   usage.load.fold(horizon, usage.active_flows > 0 ? std::min(horizon, usage.busy_since) : horizon);
 }
 
+void Network::mark_route(const RouteEntry& route, double now) {
+  for (int index : route.links) {
+    if (marked_at_.size() <= static_cast<std::size_t>(index)) marked_at_.resize(links_.size(), -1);
+    if (marked_at_[index] == now) continue;
+    marked_at_[index] = now;
+    sg4::Link* link = links_[index].link;
+    link->set_bandwidth(link->get_bandwidth());
+  }
+}
+
 void Network::sample_flows() {
   const double now = sg4::Engine::get_clock();
-  if (now <= last_sample_) return;
+  if (now <= last_sample_) {
+    // No time to sample over (an event at the time of the last one); the marks are still due.
+    for (const ActiveFlow& flow : in_flight_)
+      if (flow.activity && flow.carried <= 0) mark_route(*flow.route, now);
+    return;
+  }
   if (!forming_.empty()) check_folds_complete();
   const double elapsed = now - last_sample_;
   uncarried_since_ = now;
   for (ActiveFlow& flow : in_flight_) {
-    const double remaining = flow.comm->get_remaining();
+    // An owner's end (the job failed) cancelled its exec flows: they carry nothing more.
+    if (!flow.activity || (stopped_ && flow.is_exec)) continue;
+    // A two-host exec's remaining work is its network action's bytes (ExecImpl::get_par_remaining_ratio).
+    const double remaining = flow.is_exec ? static_cast<const sg4::Exec&>(*flow.activity).get_remaining_ratio()
+                                          : flow.activity->get_remaining();
     const double bytes = std::max(0.0, (flow.remaining - remaining) * flow.scale);
     flow.remaining = remaining;
     flow.carried += bytes;
-    if (flow.carried <= 0) uncarried_since_ = std::min(uncarried_since_, flow.start);
+    if (flow.carried <= 0) {
+      uncarried_since_ = std::min(uncarried_since_, flow.start);
+      mark_route(*flow.route, now);
+    }
     const double rate = bytes / elapsed;
     if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
     for (const Rider& rider : flow.riders)
@@ -427,8 +509,22 @@ void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double st
   }
 }
 
-void Network::flow_ended(const sg4::Comm* comm, bool finished) {
-  const auto it = active_.find(comm);
+void Network::end_reported_flows() {
+  // By index: a listener may end the job, and the cancelled flows are reported meanwhile.
+  for (std::size_t i = 0; i < reported_ends_.size(); ++i) flow_ended(reported_ends_[i].first, reported_ends_[i].second);
+  reported_ends_.clear();
+}
+
+void Network::flow_ended(const void* activity, bool finished) {
+  const auto it = id_of_activity_.find(activity);
+  if (it == id_of_activity_.end()) return;  // not a flow of ours, or heard already
+  const std::uint64_t id = it->second;
+  id_of_activity_.erase(it);
+  end_flow(id, finished);
+}
+
+void Network::end_flow(std::uint64_t id, bool finished) {
+  const auto it = active_.find(id);
   if (it == active_.end() || (stopped_ && finished)) return;  // not a flow of ours, or no one listens
   const double end = sg4::Engine::get_clock();
   const std::size_t position = it->second;
@@ -436,9 +532,17 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
   ActiveFlow flow = std::move(in_flight_[position]);
   if (position + 1 != in_flight_.size()) {
     in_flight_[position] = std::move(in_flight_.back());
-    active_[in_flight_[position].comm.get()] = position;
+    active_[in_flight_[position].id] = position;
   }
   in_flight_.pop_back();
+  if (stopped_ && flow.is_exec && !route_is_down(flow)) {
+    // An owner's end (the job failed, Actor::kill_all) cancelled it: unheard, as a Comm left on the
+    // wire is, and carrying nothing from now on (sample_flows skips it meanwhile).
+    for (const Rider& rider : flow.riders)
+      for (int index : rider.route->accounted) change_rate(links_[index], -flow.rate, end);
+    released_.push_back(std::move(flow.activity));
+    return;
+  }
   // The clock's advance to `end` sampled the flow to (nearly) nothing left: its rate leaves its links
   // now. What rounding left goes to the piece that ends here (a zero-length piece is added to it); a
   // flow never sampled spreads its bytes over its life. A flow cut by a failure carried only what it
@@ -464,7 +568,10 @@ void Network::flow_ended(const sg4::Comm* comm, bool finished) {
     }
   }
   // before the listeners, who may start flows
-  released_.push_back(std::move(flow.comm));
+  if (flow.activity) {
+    id_of_activity_.erase(flow.activity->get_impl());  // a failure at its start, heard from the actor
+    released_.push_back(std::move(flow.activity));
+  }
   if (!finished) {
     for (const Rider& rider : flow.riders)
       for (const FlowFailed& listener : failed_listeners_) listener(rider.info, rider.route->links);

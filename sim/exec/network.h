@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/exec/analytic_holds.h"
+#include "sim/exec/flow_owners.h"
 #include "sim/exec/load_fold.h"
 #include "sim/platform/dijkstra_routes.h"
 
@@ -78,6 +79,12 @@ class Network {
   /// The links' loads are folded into windows of `load_window` seconds (links.csv's busiest window),
   /// with the grid's bytes kept when `load_timeline` (links_timeline.csv): link_report asks for those.
   explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts, double load_window = 1e-3, bool load_timeline = true);
+  /// How SimGrid carries a flow (--simgrid-flows): as a host-to-host Comm that maestro owns (`false`),
+  /// or as an Exec on the two hosts that an owner actor per source GPU makes (`true`, flow_owners.h):
+  /// the same network action, whose end SimGrid 3.32 finds in a list of its owner's activities only.
+  /// A flow of no bytes is a Comm either way (SimGrid's default host model takes no Exec of 0 bytes).
+  /// Call it before the simulation starts.
+  void use_exec_flows(bool exec_flows);
   /// Lets collectives between nodes run one ring per rail (rails.h): the hosts of all the platform's
   /// GPUs in its order (by node, then index in the node), the job's — the constructor's — first, and
   /// each one's node. The platform's other GPUs are only read for their routes, to find the rails;
@@ -138,8 +145,10 @@ class Network {
 
   /// Starts a flow now (from an actor, or from maestro in a flow-end listener). `latency_fraction`
   /// scales the route's latency for this flow alone: a message queued on a channel behind another one
-  /// has its bytes follow the other's without paying the latency again (Transfers).
-  simgrid::s4u::CommPtr start_flow(const FlowInfo& flow, double latency_fraction = 1);
+  /// has its bytes follow the other's without paying the latency again (Transfers). As an Exec, SimGrid
+  /// starts it one scheduling round later at the same simulated time (flow_owners.h); its links are
+  /// accounted from now either way.
+  void start_flow(const FlowInfo& flow, double latency_fraction = 1);
   /// Whether start_flow can scale a flow's latency: SimGrid takes a per-flow latency factor for its
   /// CM02 and LV08 models only when the platform leaves network/latency-factor to the model.
   bool scales_latency() const { return scales_latency_; }
@@ -152,8 +161,9 @@ class Network {
   /// The route's smallest bandwidth and total latency: an α-β view for analytic collectives.
   std::pair<double, double> bottleneck_and_latency(int src_gpu, int dst_gpu);
 
-  /// Called in maestro for every communication that ends, at its end; accounts the flows among them.
-  void flow_ended(const simgrid::s4u::Comm* comm, bool finished);
+  /// Called in maestro for every SimGrid activity that ends (its kernel object), at its end; accounts
+  /// the flows among them.
+  void flow_ended(const void* activity, bool finished);
   /// Called in maestro at every advance of the clock: each flow in flight's rate since the last
   /// advance (what SimGrid's remaining bytes of it say it carried, over the time) and, where it
   /// changed, the rates of the links of its route. SimGrid changes a flow's rate only at an event, and
@@ -197,17 +207,44 @@ class Network {
   struct ActiveFlow {
     std::vector<Rider> riders;  // the first rider's kind, bytes and latency fraction are the comm's
     double start;
-    simgrid::s4u::CommPtr comm;  // alive until it completes: SimGrid keeps only a raw pointer to it
+    // The Comm or Exec that carries it, alive until it completes (SimGrid keeps only a raw pointer to
+    // it); null while its owner has not made it yet.
+    simgrid::s4u::ActivityPtr activity;
     double remaining;            // SimGrid's bytes left at the last sample (its payload's units)
     double scale;                // the flow's bytes per payload byte (the payload is bytes / NVLink efficiency)
+    std::uint64_t id;            // its key in active_
+    int src_gpu, dst_gpu;        // the GPUs SimGrid carries it between (rail 0's when folded)
+    const RouteEntry* route;     // and the route it carries it on
+    double latency_fraction;
+    bool is_exec = false;
     double carried = 0;          // bytes sample_flows saw it carry
     double rate = 0;             // bytes per second since the last sample
   };
   const RouteEntry& route_entry(int src_gpu, int dst_gpu);
   // The route's links less those that mirror rail 0's, which must lie where rail 0's route has them.
   void set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry);
-  // start_flow's work, in maestro: the comm, and whether the flow joined one already started.
-  std::pair<simgrid::s4u::CommPtr, bool> start_in_maestro(const FlowInfo& flow, double latency_fraction);
+  // start_flow's work, in maestro: the flow's id, and whether it joined one already started.
+  std::pair<std::uint64_t, bool> start_in_maestro(const FlowInfo& flow, double latency_fraction);
+  // Starts a flow's activity in SimGrid, `exec` or, when null, a Comm made here (maestro); returns
+  // false if the flow failed as it started (a link of its route is down).
+  bool launch(ActiveFlow& flow, const simgrid::s4u::ExecPtr& exec);
+  // SimGrid 3.32's lazy max-min solver solves again, after an event, only the constraints (links) it
+  // marked as modified. A flow whose latency has passed marks the first link of its route, and the
+  // links it reaches from there, only if that first link is not marked already
+  // (System::update_modified_cnst_set_from_variable): when another flow marked it first, the flow's
+  // other links are not solved, and it may take more than their capacity (tests/exec/moe_test.cc:
+  // three 1 GB flows into one 1 GB/s port took 1 s instead of 3 when made one scheduling round after
+  // their requests). At each advance of the clock, the links of every flow that has carried nothing
+  // yet — one whose latency may have just passed — are marked (Link::set_bandwidth of the link's own
+  // bandwidth marks its constraint and changes nothing else), once per link and advance.
+  void mark_route(const RouteEntry& route, double now);
+  std::vector<double> marked_at_;  // per link: the last time mark_route marked it
+  // Whether a link of the route SimGrid carries the flow on is down.
+  bool route_is_down(const ActiveFlow& flow);
+  // A flow's end (`finished`) or failure, by its id: its links' accounts and its listeners.
+  void end_flow(std::uint64_t id, bool finished);
+  // The ends SimGrid reported for the exec flows since the last call, in the order it reported them.
+  void end_reported_flows();
   // A rider's start on its route's links.
   void account_start(const Rider& rider, double now);
   // What folds flows together: the rail-0 pair, the kind, the bytes and the latency fraction.
@@ -239,10 +276,16 @@ class Network {
   std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
   // Routes by source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.
   std::vector<std::vector<std::pair<int, std::unique_ptr<RouteEntry>>>> routes_;
-  // Flows in flight in a deterministic order (the samples' sums are then the same run after run), and
-  // where each is among them, by its comm.
+  // Flows in flight in a deterministic order (the samples' sums are then the same run after run),
+  // where each is among them by its id, and the id of each one's SimGrid activity (its kernel object).
   std::vector<ActiveFlow> in_flight_;
-  std::unordered_map<const simgrid::s4u::Comm*, std::size_t> active_;
+  std::unordered_map<std::uint64_t, std::size_t> active_;
+  std::unordered_map<const void*, std::uint64_t> id_of_activity_;
+  std::uint64_t next_id_ = 0;
+  std::unique_ptr<FlowOwners> owners_;  // --simgrid-flows exec
+  // Exec flows' ends as SimGrid's network model reported them (Link::on_communication_state_change,
+  // in the middle of its update): accounted once the clock has advanced (end_reported_flows).
+  std::vector<std::pair<const void*, bool>> reported_ends_;
   std::vector<int> changed_links_;  // links whose rate changed at the last sample
   double last_sample_ = 0;
   // The earliest start of a flow in flight that the last sample saw carry nothing yet (its bytes may
@@ -251,8 +294,8 @@ class Network {
   double load_window_;
   bool load_timeline_;
   AnalyticHolds analytic_holds_;
-  // Comms completed at the current time, released when the clock moves on.
-  std::vector<simgrid::s4u::CommPtr> released_;
+  // Activities completed at the current time, released when the clock moves on.
+  std::vector<simgrid::s4u::ActivityPtr> released_;
   std::unique_ptr<Rails> rails_;
   // use_rail_fold's map, and the comms folded at the current time that may still gather riders.
   std::vector<int> rail_of_gpu_, rail0_gpu_;
@@ -264,7 +307,7 @@ class Network {
   bool mirrored_or_mirror(int link) const {
     return mirror_of(link) != -1 || (link < static_cast<int>(is_mirrored_.size()) && is_mirrored_[link]);
   }
-  std::unordered_map<FoldKey, const simgrid::s4u::Comm*, FoldKeyHash> forming_;
+  std::unordered_map<FoldKey, std::uint64_t, FoldKeyHash> forming_;  // the id of each carrier
   double forming_at_ = -1;
   std::uint64_t simgrid_comms_ = 0;
   std::shared_ptr<const platform::DijkstraRoutes> search_;

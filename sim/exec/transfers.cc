@@ -18,7 +18,8 @@ void Transfers::start(Entry& entry, double latency_fraction) {
   const MessageKey key{entry.flow.dst_gpu, entry.flow.tag};
   entry.starting = true;
   const FlowInfo flow = entry.flow;
-  entry.comm = network_.start_flow(flow, latency_fraction);
+  network_.start_flow(flow, latency_fraction);
+  entry.started = true;
   // A side waiting for its peer now waits for the network only.
   for (int gpu : {flow.src_gpu, flow.dst_gpu})
     for (Waiter& waiter : waiters_[gpu])
@@ -140,7 +141,7 @@ FlowSpan Transfers::wait(const MessageKey& key, bool as_sender, bool keep_activi
   if (!entry.done) {
     const FlowInfo flow = entry.flow;
     Waiter& waiter = waiter_of(as_sender ? flow.src_gpu : flow.dst_gpu);
-    waiter.blocked = {!entry.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
+    waiter.blocked = {!entry.started, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
     waiter.key = key;
     waiter.actor = sg4::Actor::self();
     waiter.on_condition = keep_activities_running;
@@ -185,7 +186,7 @@ void Transfers::wait_all(const std::vector<std::pair<MessageKey, bool>>& waits, 
     const FlowInfo& flow = it->second.flow;
     Waiter& waiter = waiter_of(as_sender ? flow.src_gpu : flow.dst_gpu);
     if (waiter.actor) throw std::logic_error("Transfers: wait_all for two messages of one GPU");
-    waiter.blocked = {!it->second.comm, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
+    waiter.blocked = {!it->second.started, as_sender, as_sender ? flow.dst_gpu : flow.src_gpu, flow};
     waiter.key = key;
     waiter.actor = sg4::Actor::self();
     waiter.pending = pending;

@@ -123,7 +123,7 @@ class Transfers {
     // Waits still to come: the receiver's, which always comes, and the sender's if it waits. Counted
     // from the start, so that a sender done before its receiver posts cannot drop the entry.
     int waits_left = 1;
-    simgrid::s4u::CommPtr comm;  // keeps the activity alive until the sides are done with it
+    bool started = false;  // its flow is on the wire (or has been)
   };
   struct Waiter {
     simgrid::s4u::ActorPtr actor;  // set while waiting

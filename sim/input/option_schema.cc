@@ -286,6 +286,13 @@ std::vector<OptionSpec> build_schema() {
        .help = "auto: with the rails folded on a platform of one Dijkstra zone, the routes of rails k > 0 (whose flows "
                "SimGrid never carries) found by pipegrid's copy of SimGrid 3.32's search, every rail-0 route checked "
                "against SimGrid's; simgrid: SimGrid finds every route (a Dijkstra per GPU)"},
+      {.flag = "simgrid-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = {"exec", "comm"},
+       .default_text = "exec",
+       .help = "how SimGrid carries each flow — the same network action either way: exec, an Exec on its two "
+               "hosts made by an actor per sending GPU, whose end SimGrid 3.32 finds among that GPU's flows; "
+               "comm, a host-to-host Comm, all of which SimGrid 3.32 lists in one list that each flow's end "
+               "walks (slower with many flows in flight); SimGrid's IB network model and flows of 0 bytes "
+               "always take comm"},
 
       // --- outputs ----------------------------------------------------------------------------------
       {.flag = "out", .section = "output", .commands = kTimed, .type = Text,

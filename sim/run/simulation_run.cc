@@ -322,6 +322,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   in.options.tp_lockstep = v.text("tp-lockstep") == "auto";
   in.options.rail_fold = v.text("rail-fold") == "auto";
   in.options.route_search = v.text("route-search") == "auto";
+  in.options.exec_flows = v.text("simgrid-flows") == "exec";
   // Only --route-search auto reads the graph: no run that asks SimGrid for its routes pays to build it.
   if (in.options.route_search) in.route_graph = platform::DijkstraRoutes::of(facts);
   resolve_profiles(facts, in);
@@ -364,7 +365,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                 {"on_failure", v.text("on-failure")},
                 {"tp_lockstep", v.text("tp-lockstep")},
                 {"rail_fold", v.text("rail-fold")},
-                {"route_search", v.text("route-search")}}}};
+                {"route_search", v.text("route-search")},
+                {"simgrid_flows", v.text("simgrid-flows")}}}};
   if (model_given) {
     run.model = resolve_model(v);
     // The model is split into the schedule's model stages (DualPipe runs each of its p twice, one

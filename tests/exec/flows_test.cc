@@ -64,6 +64,30 @@ TEST(Flows, TwoFlowsThroughOnePortShareItsBandwidth) {
   EXPECT_NEAR(arrived[2], kLatency + 2e9 / kBandwidth, 1e-9);
 }
 
+TEST(Flows, TwoFlowsIntoOnePortShareItWhenOthersEndTheirLatencyFirst) {
+  // GPUs 1 and 3 each send 0 bytes to GPU 2, then 1 GB to GPU 0: the two 1 GB flows share GPU 0's
+  // port, 0.5 GB/s each, and arrive at 2 ms + 2 s. All four pay their latency at once, the empty
+  // ones first; SimGrid 3.32's lazy solver then re-solved GPU 1's and GPU 3's up ports only (marked by
+  // the empty flows), not GPU 0's down port, and gave each 1 GB flow the whole port: 1.002 s
+  // (Network::mark_route).
+  std::vector<double> arrived(4, 0);
+  on_star({0, 1, 2, 3}, [&](int gpu, Network&, Transfers& transfers) {
+    if (gpu == 1 || gpu == 3) {
+      transfers.post_send({2, static_cast<std::uint64_t>(gpu)}, FlowInfo{FlowKind::ExpertAllToAll, gpu, 2, 0, -1, -1, false, static_cast<std::uint64_t>(gpu)}, true);
+      transfers.post_send({0, static_cast<std::uint64_t>(gpu)}, FlowInfo{FlowKind::ExpertAllToAll, gpu, 0, 1e9, -1, -1, false, static_cast<std::uint64_t>(gpu)}, true);
+      return;
+    }
+    for (int src : {1, 3}) {
+      const MessageKey key{gpu, static_cast<std::uint64_t>(src)};
+      transfers.post_receive(key, FlowInfo{FlowKind::ExpertAllToAll, src, gpu, 0});
+      transfers.wait(key, false);
+    }
+    arrived[gpu] = sg4::Engine::get_clock();
+  });
+  EXPECT_NEAR(arrived[2], kLatency, 1e-9);
+  EXPECT_NEAR(arrived[0], kLatency + 2e9 / kBandwidth, 1e-9);
+}
+
 TEST(Flows, RendezvousStartsWhenBothSidesHavePosted) {
   // The receiver posts at t = 1 s: a blocking send's flow starts then, not at the send.
   double sender_returned = 0;

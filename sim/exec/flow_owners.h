@@ -1,0 +1,63 @@
+// The actors that make the flows' SimGrid activities: one per GPU that sends (--simgrid-flows exec).
+//
+// SimGrid 3.32 lists every activity in the list of the actor that made it (ActorImpl::activities_, a
+// std::list) and walks that whole list to take the activity out when it ends (CommImpl::finish,
+// ExecImpl::post). A host-to-host Comm always belongs to maestro (Comm::sendto_init detaches it into
+// maestro's list), so the end of each flow walks every flow in flight: at the DeepSeek-V3 layout's
+// scale, up to 14 all-to-all flows per GPU on 2048 GPUs, that walk was 92 % of the run. An Exec on
+// two hosts with no flops and one byte amount is the same network action — HostCLM03Model::
+// execute_parallel calls the network model's communicate() with the hosts, bytes and rate that
+// CommImpl::start gives it — and it belongs to the actor that made it. Made by an actor per source
+// GPU, a flow's end walks that GPU's flows only.
+//
+// An owner is never suspended (suspending an actor suspends its activities) and never ends while its
+// flows run (an actor's end cancels them): it waits on a semaphore for requests, and is a daemon,
+// which SimGrid ends once the job's actors are done. Maestro cannot make an activity on its behalf,
+// so a flow requested in one scheduling round is made in the next, at the same simulated time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+#include <vector>
+
+namespace pipegrid::sim {
+
+class FlowOwners {
+ public:
+  /// Called in maestro with each exec made for a request, in the order of the requests: it sets the
+  /// exec's hosts and bytes and starts it. Returns false when the flow failed as it started (a link of
+  /// its route is down): `failed(id)` is then called for it from the owner, once back in its own
+  /// context, as a flow that fails to start is reported from the actor that started it.
+  using Launch = std::function<bool(std::uint64_t id, const simgrid::s4u::ExecPtr& exec)>;
+  using Failed = std::function<void(std::uint64_t id)>;
+
+  FlowOwners(std::vector<simgrid::s4u::Host*> hosts, Launch launch, Failed failed);
+  FlowOwners(const FlowOwners&) = delete;
+  FlowOwners& operator=(const FlowOwners&) = delete;
+
+  /// Asks the owner of `src_gpu` (created on its host at its first request) to make flow `id`.
+  /// Maestro context.
+  void request(int src_gpu, std::uint64_t id);
+  /// Owners created so far.
+  int owners() const { return created_; }
+
+ private:
+  struct Owner {
+    simgrid::s4u::SemaphorePtr wake;
+    std::vector<std::uint64_t> queue;  // requests not yet taken by the owner
+    bool signalled = false;            // `wake` released since the owner last took the queue
+  };
+  void run(int gpu);
+
+  std::vector<simgrid::s4u::Host*> hosts_;
+  Launch launch_;
+  Failed failed_;
+  std::vector<std::unique_ptr<Owner>> owners_;  // by GPU, null until its first request
+  int created_ = 0;
+};
+
+}  // namespace pipegrid::sim
