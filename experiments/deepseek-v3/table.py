@@ -34,3 +34,14 @@ for name, routing in [("dualpipe", "uniform"), ("dualpipe-zipf0.05", "zipf:0.05"
     s, exposed, hidden, in_pairs, peak, wall, rss = row(name)
     print(f"| {routing} | {s['makespan']:.2f} | {exposed:.3f} | {in_pairs:.3f} | {hidden:.3f} "
           f"| {hidden / (hidden + exposed):.3f} |")
+print()
+print("| DualPipe, `--ep-comm` | step time (s) | p2p exposed per GPU (s) | a2a exposed per GPU (s) | idle per GPU (s) "
+      "| SimGrid comms | simulation wall time (s) | peak RSS (MB) |")
+print("|---|---|---|---|---|---|---|---|")
+for name, model in [("dualpipe", "flow, deepep"), ("dualpipe-analytic", "analytic")]:
+    s, exposed, hidden, in_pairs, peak, wall, rss = row(name)
+    gpus = s["gpus"]
+    p2p = sum(g["exposed_comm"]["p2p"] for g in gpus) / len(gpus)
+    idle = sum(g["idle"] for g in gpus) / len(gpus)
+    comms = f"{s['simgrid_comms']:,}".replace(",", " ")
+    print(f"| {model} | {s['makespan']:.3f} | {p2p:.3f} | {exposed:.3f} | {idle:.3f} | {comms} | {wall:.0f} | {rss:.0f} |")
