@@ -232,9 +232,9 @@ class Network {
   // marked as modified. A flow whose latency has passed marks the first link of its route, and the
   // links it reaches from there, only if that first link is not marked already
   // (System::update_modified_cnst_set_from_variable): when another flow marked it first, the flow's
-  // other links are not solved, and it may take more than their capacity (tests/exec/moe_test.cc:
-  // three 1 GB flows into one 1 GB/s port took 1 s instead of 3 when made one scheduling round after
-  // their requests). At each advance of the clock, the links of every flow that has carried nothing
+  // other links are not solved, and it may take more than their capacity (tests/exec/flows_test.cc:
+  // two 1 GB flows into one 1 GB/s port, whose up ports empty flows marked first, took 1 s instead
+  // of 2; found as exec flows, made one scheduling round after their requests, broke moe_test). At each advance of the clock, the links of every flow that has carried nothing
   // yet — one whose latency may have just passed — are marked (Link::set_bandwidth of the link's own
   // bandwidth marks its constraint and changes nothing else), once per link and advance.
   void mark_route(const RouteEntry& route, double now);
