@@ -288,6 +288,26 @@ TEST(SimulateCli, SameInputsSameBytes) {
   }
 }
 
+TEST(SimulateCli, ARunWithoutOutFollowsNoLinkLoadAndComputesTheSame) {
+  // Without --out no links.csv is written, and the links' loads over time are not followed
+  // (ExecutorInput::link_load): the run with --out is the truth for everything else, step, per-GPU
+  // accounts and the bytes per link class, to the last bit.
+  const std::string out = temp_dir("no-link-load");
+  const std::string job = "simulate --platform " + kPlatforms +
+                          "/dgx-a100-2node.xml --schedule interleaved --pp 4 --tp 2 --dp 2 --microbatches 8 "
+                          "--model gpt-175b --layers 16 --tp-comm analytic --dp-comm flow --format json";
+  const auto without = run_pipegrid(job);
+  const auto with = run_pipegrid(job + " --out " + out);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  const nlohmann::json a = nlohmann::json::parse(without.out), b = nlohmann::json::parse(with.out);
+  EXPECT_GT(a["makespan"].get<double>(), 0);
+  EXPECT_GT(a["bytes_per_link_class"]["ib"].get<double>(), 0);  // DP and PP flows crossed the nodes
+  EXPECT_GT(a["bytes_per_link_class"]["nvlink"].get<double>(), 0);  // the analytic TP rings
+  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_FALSE(read_file(out + "/links.csv").empty());
+}
+
 TEST(SimulateCli, BlockingCallsDeadlock1F1BWithExitCode3) {
   const std::string out = temp_dir("deadlock");
   const auto r = run_pipegrid("simulate --platform " + kStar +

@@ -71,7 +71,7 @@ SimulationResult simulate(const SimulationInput& input) {
   TraceWriter trace(input.out_dir, traced_gpus(input, placement),
                     input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule), input.trace_json);
   Job* job_ptr = nullptr;
-  Network network(hosts, input.link_window, input.link_timeline);
+  Network network(hosts, input.link_window, input.link_timeline, input.link_load);
   network.use_exec_flows(input.options.exec_flows);
   if (rails) {
     std::vector<sg4::Host*> platform_hosts = hosts;

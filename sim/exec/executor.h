@@ -29,6 +29,9 @@ struct SimulationInput {
   TraceJson trace_json = TraceJson::Auto;
   double link_window = 1e-3;  // --link-window: links.csv's peak and links_timeline.csv's windows, seconds
   bool link_timeline = false;  // --link-timeline: LinkReport::windows filled (for links_timeline.csv)
+  /// The links' loads over time (LinkReport::over_time): the run layer keeps them only for a run that
+  /// writes links.csv (--out).
+  bool link_load = true;
   /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run
   /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
   /// cleared, every ring keeps one path per hop.
@@ -61,6 +64,9 @@ struct LinkReport {
   double analytic_bytes = 0;  // of which analytic collectives' (no contention)
   double busy_time = 0;       // with a flow or an analytic collective on it
   std::uint64_t flows = 0;
+  // Whether busy_time, peak_bytes, peak_start and windows were followed (ExecutorInput::link_load):
+  // false, they are 0 and links.csv cannot be written.
+  bool over_time = true;
   double window = 0;        // --link-window
   double peak_bytes = 0;    // in the busiest window, wherever it starts
   double peak_start = 0;    // where the busiest window starts

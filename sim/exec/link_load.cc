@@ -17,6 +17,13 @@ void add_load(std::vector<LoadPiece>& load, LoadPiece piece) {
       last.bytes += piece.bytes;
       return;
     }
+    // Over the same interval (an analytic ring's hops through one switch link, member after member):
+    // one piece at the sum of their rates, which is the link's rate there either way. At 3072 GPUs
+    // this halved the pieces of the analytic TP all-reduces (a node's 8 hops cross its NVSwitch link).
+    if (last.start == piece.start && last.end == piece.end) {
+      last.bytes += piece.bytes;
+      return;
+    }
     const double last_rate = last.bytes / (last.end - last.start), rate = piece.bytes / (piece.end - piece.start);
     if (last.end == piece.start && std::abs(rate - last_rate) <= 1e-12 * std::max(rate, last_rate)) {
       last.end = piece.end;

@@ -18,7 +18,8 @@ struct LoadPiece {
 };
 
 /// Adds a piece to a link's load, merged into the last one when it continues it at the same rate
-/// (a flow alone on a link is sampled at every event of the simulation: one piece, not thousands).
+/// (a flow alone on a link is sampled at every event of the simulation: one piece, not thousands) or
+/// spans the same interval.
 void add_load(std::vector<LoadPiece>& load, LoadPiece piece);
 
 /// The length of the union of intervals [start, end] (in any order, overlapping or not).

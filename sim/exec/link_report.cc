@@ -50,13 +50,15 @@ LinkReport link_report(const LinkUsage& usage, double window, bool timeline) {
   report.bytes = usage.bytes;
   report.analytic_bytes = usage.analytic_bytes;
   report.flows = usage.flows;
+  report.window = window;
+  report.over_time = usage.over_time;
+  if (!usage.over_time) return report;
   // Busy: with a flow on it, or carrying bytes (an analytic collective; a flow's pieces lie inside
   // its busy periods already). The load was folded at the network's window: it must be this one.
   if (window != usage.load.width() || (timeline && !usage.load.timeline()))
     throw std::logic_error("link_report: the links' load was folded at another window, or without the timeline");
   LoadFold::Views views = usage.load.views();
   report.busy_time = views.busy_time;
-  report.window = window;
   report.peak_bytes = views.busiest.bytes;
   report.peak_start = views.busiest.start;
   if (timeline) report.windows = std::move(views.windows);

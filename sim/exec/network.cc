@@ -43,8 +43,12 @@ bool install_latency_scaling(double& factor) {
 Network* current_network = nullptr;
 }  // namespace
 
-Network::Network(std::vector<sg4::Host*> gpu_hosts, double load_window, bool load_timeline)
-    : hosts_(std::move(gpu_hosts)), routes_(hosts_.size()), load_window_(load_window), load_timeline_(load_timeline) {
+Network::Network(std::vector<sg4::Host*> gpu_hosts, double load_window, bool load_timeline, bool load_over_time)
+    : hosts_(std::move(gpu_hosts)),
+      routes_(hosts_.size()),
+      load_window_(load_window),
+      load_timeline_(load_timeline),
+      load_over_time_(load_over_time) {
   // SimGrid 3.32 reports an activity's completion in maestro, at its simulated end and whether or not
   // anyone waits for it, only when maestro started it (EngineImpl::handle_ended_actions); Comm flows
   // are therefore started from maestro (start_flow). Completions arrive in simulated-time order, which
@@ -95,6 +99,7 @@ int Network::link_index(sg4::Link* link) {
     links_.back().link = link;
     links_.back().bandwidth = link->get_bandwidth();
     links_.back().load = LoadFold(load_window_, load_timeline_);
+    links_.back().over_time = load_over_time_;
   }
   return index->second;
 }
@@ -293,9 +298,11 @@ std::pair<std::uint64_t, bool> Network::start_in_maestro(const FlowInfo& flow, d
 
 // Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
 // flow left has none, whatever the sum of the changes' roundings says.
-void Network::change_rate(LinkUsage& usage, double change, double at) {
+void Network::change_rate(int index, double change, double at) {
+  if (!load_over_time_) return;
+  LinkUsage& usage = links_[index];
   if (usage.rate > 0 && at > usage.rate_since)
-    usage.load.add({usage.rate_since, at, usage.rate * (at - usage.rate_since)});
+    load_log_.piece(index, {usage.rate_since, at, usage.rate * (at - usage.rate_since)});
   usage.rate = usage.active_flows == 0 ? 0 : std::max(0.0, usage.rate + change);
   usage.rate_since = at;
 }
@@ -306,11 +313,23 @@ void Network::change_rate(LinkUsage& usage, double change, double at) {
 // analytic piece starts at or after the clock when accounted, or after a hold. A busy period starts
 // at busy_since while flows are on the link, else at a flow's start to come.
 void Network::fold_load(LinkUsage& usage) {
-  constexpr std::size_t kFoldAfter = 64;
-  if (usage.load.buffered() < kFoldAfter) return;
+  constexpr std::size_t kFoldAfter = 16;
+  if (!load_over_time_ || usage.load.buffered() < kFoldAfter) return;
   double horizon = std::min({last_sample_, uncarried_since_, analytic_holds_.earliest()});
   if (usage.rate > 0) horizon = std::min(horizon, usage.rate_since);
   usage.load.fold(horizon, usage.active_flows > 0 ? std::min(horizon, usage.busy_since) : horizon);
+}
+
+void Network::flush_load() {
+  load_log_.drain(links_.size(), [&](int index, const LoadLog::Entry* first, const LoadLog::Entry* last) {
+    LinkUsage& usage = links_[index];
+    for (const LoadLog::Entry* entry = first; entry != last; ++entry)
+      if (entry->busy)
+        usage.load.add_busy(entry->piece.start, entry->piece.end);
+      else
+        usage.load.add(entry->piece);
+    fold_load(usage);
+  });
 }
 
 void Network::mark_route(const RouteEntry& route, double now) {
@@ -347,6 +366,7 @@ void Network::sample_flows() {
       uncarried_since_ = std::min(uncarried_since_, flow.start);
       mark_route(*flow.route, now);
     }
+    if (!load_over_time_) continue;
     const double rate = bytes / elapsed;
     if (std::abs(rate - flow.rate) <= 1e-9 * std::max(rate, flow.rate)) continue;
     for (const Rider& rider : flow.riders)
@@ -360,18 +380,19 @@ void Network::sample_flows() {
   }
   for (int index : changed_links_) {
     LinkUsage& usage = links_[index];
-    change_rate(usage, usage.rate_change, last_sample_);
+    change_rate(index, usage.rate_change, last_sample_);
     usage.rate_change = 0;
     usage.rate_changed = false;
-    fold_load(usage);
   }
   changed_links_.clear();
+  if (load_log_.full()) flush_load();
   last_sample_ = now;
 }
 
 void Network::close_load() {
   const double now = sg4::Engine::get_clock();
-  for (LinkUsage& usage : links_) change_rate(usage, 0, now);
+  for (std::size_t index = 0; index < links_.size(); ++index) change_rate(static_cast<int>(index), 0, now);
+  flush_load();
   // A mirror link carried its rail-0 link's flows' images and nothing else: the same account.
   for (std::size_t link = 0; link < mirror_of_.size(); ++link)
     if (const int link0 = mirror_of_[link]; link0 != -1) {
@@ -392,9 +413,9 @@ void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double st
     LinkUsage& usage = links_[index];
     usage.bytes += bytes;
     usage.analytic_bytes += bytes;
-    usage.load.add({start, end, bytes});  // its busy period is the piece's
-    fold_load(usage);
+    if (load_over_time_) load_log_.piece(index, {start, end, bytes});  // its busy period is the piece's
   }
+  if (load_log_.full()) flush_load();
 }
 
 void Network::end_reported_flows() {
@@ -427,7 +448,7 @@ void Network::end_flow(std::uint64_t id, bool finished) {
     // An owner's end (the job failed, Actor::kill_all) cancelled it: unheard, as a Comm left on the
     // wire is, and carrying nothing from now on (sample_flows skips it meanwhile).
     for (const Rider& rider : flow.riders)
-      for (int index : rider.route->accounted) change_rate(links_[index], -flow.rate, end);
+      for (int index : rider.route->accounted) change_rate(index, -flow.rate, end);
     released_.push_back(std::move(flow.activity));
     return;
   }
@@ -443,18 +464,18 @@ void Network::end_flow(std::uint64_t id, bool finished) {
       LinkUsage& usage = links_[index];
       if (--usage.active_flows == 0) {
         usage.busy_time += end - usage.busy_since;
-        usage.load.add_busy(usage.busy_since, end);
+        if (load_over_time_) load_log_.busy(index, usage.busy_since, end);
       }
-      change_rate(usage, -flow.rate, end);
+      change_rate(index, -flow.rate, end);
       if (!finished) {
         usage.bytes -= std::max(0.0, left);
         --usage.flows;
-      } else if (left > 0) {
-        usage.load.add(flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
+      } else if (left > 0 && load_over_time_) {
+        load_log_.piece(index, flow.carried > 0 ? LoadPiece{end, end, left} : LoadPiece{flow.start, end, left});
       }
-      fold_load(usage);
     }
   }
+  if (load_log_.full()) flush_load();
   // before the listeners, who may start flows
   if (flow.activity) {
     id_of_activity_.erase(flow.activity->get_impl());  // a failure at its start, heard from the actor

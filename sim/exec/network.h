@@ -18,6 +18,7 @@
 #include "sim/exec/analytic_holds.h"
 #include "sim/exec/flow_owners.h"
 #include "sim/exec/load_fold.h"
+#include "sim/exec/load_log.h"
 #include "sim/platform/dijkstra_routes.h"
 
 namespace pipegrid::sim {
@@ -63,8 +64,10 @@ struct LinkUsage {
   std::uint64_t flows = 0;
   /// What it carried over time, at the rates SimGrid gave the flows (Network::sample_flows) and at an
   /// analytic collective's mean rate over its duration, and when at least one flow was on it (an
-  /// analytic collective's busy period is its piece): folded as the run goes.
+  /// analytic collective's busy period is its piece): folded as the run goes. Kept only when
+  /// `over_time` (the Network's load_over_time): otherwise empty, and busy_time counts flows alone.
   LoadFold load;
+  bool over_time = true;
   double rate = 0;           // its flows' bytes per second since rate_since (a piece not yet in `load`)
   double rate_since = 0;
   double rate_change = 0;    // scratch of sample_flows
@@ -78,7 +81,13 @@ class Network {
 
   /// The links' loads are folded into windows of `load_window` seconds (links.csv's busiest window),
   /// with the grid's bytes kept when `load_timeline` (links_timeline.csv): link_report asks for those.
-  explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts, double load_window = 1e-3, bool load_timeline = true);
+  /// Without `load_over_time` a link counts only its bytes, flows and flows' busy time: no load over
+  /// time, no busiest window (links.csv's busy_time, utilizations and peak_start), and no per-link
+  /// rate is followed at each advance of the clock — for a run that writes no links.csv, where that
+  /// bookkeeping was a seventh of a 3072-GPU run (perf, README "The executor at 3072 GPUs"). What
+  /// SimGrid simulates is the same either way.
+  explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts, double load_window = 1e-3, bool load_timeline = true,
+                   bool load_over_time = true);
   /// How SimGrid carries a flow (--simgrid-flows): as a host-to-host Comm that maestro owns (`false`),
   /// or as an Exec on the two hosts that an owner actor per source GPU makes (`true`, flow_owners.h):
   /// the same network action, whose end SimGrid 3.32 finds in a list of its owner's activities only.
@@ -263,8 +272,11 @@ class Network {
   int link_index(simgrid::s4u::Link* link);
   // The route as search_routes' graph finds it: links and latency, summed as SimGrid sums them.
   std::pair<std::vector<simgrid::s4u::Link*>, double> searched_route(int src_gpu, int dst_gpu) const;
-  void change_rate(LinkUsage& usage, double change, double at);
+  void change_rate(int index, double change, double at);
   void fold_load(LinkUsage& usage);
+  // Hands the logged pieces and busy periods to the links' folds, and folds them.
+  void flush_load();
+  LoadLog load_log_;
 
   std::vector<simgrid::s4u::Host*> hosts_;
   bool scales_latency_ = false;
@@ -293,6 +305,7 @@ class Network {
   double uncarried_since_ = 0;
   double load_window_;
   bool load_timeline_;
+  bool load_over_time_;
   AnalyticHolds analytic_holds_;
   // Activities completed at the current time, released when the clock moves on.
   std::vector<simgrid::s4u::ActivityPtr> released_;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <map>
+#include <stdexcept>
 
 #include "common/input_error.h"
 #include "common/number_format.h"
@@ -135,9 +136,17 @@ std::FILE* open_csv(const std::string& path, const auto& columns) {
   return out;
 }
 
+// links.csv and links_timeline.csv need the links' loads over time.
+void require_link_load(const SimulationResult& result) {
+  for (const LinkReport& link : result.links)
+    if (!link.over_time)
+      throw std::logic_error("links.csv: the run kept no link load over time (ExecutorInput::link_load)");
+}
+
 }  // namespace
 
 void write_links_csv(const std::string& path, const SimulationResult& result) {
+  require_link_load(result);
   std::FILE* out = open_csv(path, kLinkColumns);
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
@@ -149,6 +158,7 @@ void write_links_csv(const std::string& path, const SimulationResult& result) {
 }
 
 void write_links_timeline_csv(const std::string& path, const SimulationResult& result) {
+  require_link_load(result);
   std::FILE* out = open_csv(path, kLinkTimelineColumns);
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);

@@ -480,6 +480,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
     in.out_dir = out;
   }
+  // Only links.csv reads the links' loads over time: a run with no --out does not follow them.
+  in.link_load = !in.out_dir.empty();
   return run;
 }
 

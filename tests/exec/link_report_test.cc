@@ -34,6 +34,7 @@ std::map<std::string, LinkReport> run_links(double window, Body body) {
   for (int g = 0; g < 3; ++g)
     sg4::Actor::create("gpu" + std::to_string(g), hosts[g], [&, g] { body(g, network, transfers); });
   engine.run();
+  network.close_load();
   std::map<std::string, LinkReport> reports;
   for (const LinkUsage& usage : network.links()) reports[usage.link->get_name()] = link_report(usage, window);
   return reports;
@@ -204,6 +205,26 @@ TEST(LinkLoad, BusiestWindowOfOverlappingPieces) {
   EXPECT_NEAR(grid[0].second, 1, 1e-12);
   EXPECT_NEAR(grid[1].second, 2.5, 1e-12);
   EXPECT_NEAR(covered_time({{0, 1}, {3, 4}, {0.5, 1.5}}), 2.5, 1e-12);
+}
+
+TEST(LinkLoad, PiecesOverOneIntervalAreOnePieceAtTheirSummedRate) {
+  // An analytic ring's hops through one switch link, member after member: [0, 1] at 100 B and at
+  // 50 B, then [2, 3] at 30 B. By hand: rate 150 on [0, 1], 30 on [2, 3]; a window of 0.5 holds at
+  // most 75 (from 0); busy 2 s.
+  std::vector<LoadPiece> merged;
+  for (LoadPiece piece : {LoadPiece{0, 1, 100}, LoadPiece{0, 1, 50}, LoadPiece{2, 3, 30}}) add_load(merged, piece);
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].bytes, 150);
+  const BusiestWindow busiest = busiest_window(merged, 0.5);
+  EXPECT_NEAR(busiest.bytes, 75, 1e-12);
+  EXPECT_EQ(busiest.start, 0);
+  // The same as the three pieces overlapping, unmerged.
+  const BusiestWindow apart = busiest_window({{0, 1, 100}, {0, 1, 50}, {2, 3, 30}}, 0.5);
+  EXPECT_NEAR(apart.bytes, busiest.bytes, 1e-12);
+  EXPECT_EQ(apart.start, busiest.start);
+  // A piece over [0, 1] after another interval is not merged into a piece it does not follow.
+  add_load(merged, {0, 1, 10});
+  EXPECT_EQ(merged.size(), 3u);
 }
 
 }  // namespace
