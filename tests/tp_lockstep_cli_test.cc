@@ -107,8 +107,8 @@ nlohmann::json summary_of(const std::string& dir) {
 // The summary without what the levers change: how many actors and comms ran the job, and whether
 // the rails were folded.
 nlohmann::json results_of(nlohmann::json summary) {
-  for (const char* lever : {"actors", "simgrid_comms", "rail_fold", "rail_fold_mirror_links", "rail_fold_why_not",
-                            "route_search"})
+  for (const char* lever : {"actors", "simgrid_comms", "rail_fold", "rail_fold_mirror_links",
+                            "rail_fold_analytic_mirror_links", "rail_fold_why_not", "route_search"})
     summary.erase(lever);
   return summary;
 }
@@ -166,6 +166,12 @@ TEST_P(TpLockstep, GivesWhatOneActorPerGpuGives) {
     const bool analytic_dp = GetParam().job.find("--dp-comm analytic") != std::string::npos;
     EXPECT_EQ(grouped["rail_fold_mirror_links"].get<int>(),
               analytic_dp ? 0 : flow_only_links(p.per_gpu + "/links.csv") * (GetParam().fold - 1) / GetParam().fold);
+    // Inside a TP group of 8 on a DGX node, member k's analytic ring hop k → k + 1 crosses GPU k's
+    // NVLink out, the NVSwitch both ways and GPU k + 1's NVLink in: for k = 1..7 the two NVLink
+    // directions mirror member 0's (GPU 0's out, GPU 1's in), the NVSwitch is every hop's. 14 per
+    // group, four groups (one per node); none where the TP all-reduces are off.
+    const bool tp_off = GetParam().job.find("--tp-comm off") != std::string::npos;
+    EXPECT_EQ(grouped["rail_fold_analytic_mirror_links"].get<int>(), tp_off ? 0 : 4 * 14);
   }
   expect_same_json(results_of(grouped), results_of(single), "summary");
   expect_same_csv(p.lockstep + "/links.csv", p.per_gpu + "/links.csv");

@@ -116,7 +116,8 @@ SimulationResult simulate(const SimulationInput& input) {
   }
   if (fold && !rails_are_images(input, job, network, *fold, no_fold)) fold.reset();
   if (fold)
-    network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails, fold->mirror_of);
+    network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails, fold->mirror_of, fold->analytic_mirror_of,
+                          fold->analytic_hops);
   else
     network.stop_searching_routes();
 
@@ -139,8 +140,13 @@ SimulationResult simulate(const SimulationInput& input) {
   result.searched_routes = network.searched_routes();
   result.routes_checked_against_search = network.checked_routes();
   result.rail_fold = fold.has_value();
-  if (fold) result.rail_fold_mirror_links = static_cast<int>(std::count_if(
-                fold->mirror_of.begin(), fold->mirror_of.end(), [](int link0) { return link0 != -1; }));
+  const auto mirrors = [](const std::vector<int>& mirror_of) {
+    return static_cast<int>(std::count_if(mirror_of.begin(), mirror_of.end(), [](int link0) { return link0 != -1; }));
+  };
+  if (fold) {
+    result.rail_fold_mirror_links = mirrors(fold->mirror_of);
+    result.rail_fold_analytic_mirror_links = mirrors(fold->analytic_mirror_of);
+  }
   result.rail_fold_why_not = no_fold;
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {

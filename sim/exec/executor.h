@@ -100,6 +100,7 @@ struct SimulationResult {
   std::uint64_t simgrid_comms = 0;
   bool rail_fold = false;
   int rail_fold_mirror_links = 0;  // links whose account is their rail-0 image's (RailFold::mirror_of)
+  int rail_fold_analytic_mirror_links = 0;  // and member 0's ring hop's (RailFold::analytic_mirror_of)
   /// Routes found by pipegrid's search (--route-search), and SimGrid's routes checked against it.
   std::uint64_t searched_routes = 0, routes_checked_against_search = 0;
   std::string rail_fold_why_not;  // the condition of rail_fold.h that failed, when not folded

@@ -148,7 +148,8 @@ bool is_collective(FlowKind kind) {
 }  // namespace
 
 void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails,
-                            std::vector<int> mirror_of) {
+                            std::vector<int> mirror_of, std::vector<int> analytic_mirror_of,
+                            std::vector<AnalyticHopImage> analytic_hops) {
   if (rail_of_gpu.size() != hosts_.size() || rail0_gpu.size() != hosts_.size() || rails < 2 ||
       mirror_of.size() > links_.size())
     throw std::logic_error("Network::use_rail_fold: one rail and one rail-0 GPU per job GPU, two rails or more, "
@@ -156,10 +157,27 @@ void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0
   rail_of_gpu_ = std::move(rail_of_gpu);
   rail0_gpu_ = std::move(rail0_gpu);
   fold_rails_ = rails;
+  if (analytic_mirror_of.size() > links_.size()) throw std::logic_error("Network::use_rail_fold: an analytic mirror entry per known link at most");
   mirror_of_ = std::move(mirror_of);
   is_mirrored_.assign(links_.size(), 0);
   for (int link0 : mirror_of_)
     if (link0 != -1) is_mirrored_[link0] = 1;
+  // The analytic mirrors join the flows' in mirror_of_ (close_load copies both alike).
+  mirror_of_.resize(links_.size(), -1);
+  analytic_mirror_.assign(links_.size(), 0);
+  analytic_image_.assign(links_.size(), 0);
+  for (std::size_t link = 0; link < analytic_mirror_of.size(); ++link)
+    if (const int link0 = analytic_mirror_of[link]; link0 != -1) {
+      if (mirror_of_[link] != -1 || is_mirrored_[link] || is_mirrored_[link0])
+        throw std::logic_error("Network::use_rail_fold: a link both the flows' and the analytic hops' mirror");
+      mirror_of_[link] = link0;
+      analytic_mirror_[link] = 1;
+      analytic_image_[link0] = 1;
+    }
+  for (const AnalyticHopImage& hop : analytic_hops) {
+    hop_image_[pair_key(hop.src, hop.dst)] = {hop.src0, hop.dst0};
+    image_hops_[pair_key(hop.src0, hop.dst0)] = 1;
+  }
   // The routes found so far (the fold's check read them) skip their mirror links from now on.
   for (std::size_t src = 0; src < routes_.size(); ++src)
     for (auto& [dst, entry] : routes_[src]) set_accounted(static_cast<int>(src), dst, *entry);
@@ -405,11 +423,13 @@ void Network::close_load() {
 
 void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
   if (bytes <= 0 || end <= start) return;
-  for (int index : route_entry(src_gpu, dst_gpu).links) {
-    if (mirrored_or_mirror(index))
-      throw std::logic_error(fmt::format("--rail-fold: an analytic collective from GPU {} to GPU {} crosses link {}, "
-                                         "whose account mirrors another rail's; --rail-fold off accounts every link",
-                                         src_gpu, dst_gpu, links_[index].link->get_name()));
+  const RouteEntry& entry = route_entry(src_gpu, dst_gpu);
+  if (entry.analytic_mismatch != -1)
+    throw std::logic_error(fmt::format("--rail-fold: an analytic collective from GPU {} to GPU {} crosses link {}, "
+                                       "whose account mirrors another link's or is mirrored; --rail-fold off accounts "
+                                       "every link",
+                                       src_gpu, dst_gpu, links_[entry.analytic_mismatch].link->get_name()));
+  for (int index : entry.analytic_accounted) {
     LinkUsage& usage = links_[index];
     usage.bytes += bytes;
     usage.analytic_bytes += bytes;

@@ -50,6 +50,12 @@ struct FlowInfo {
   std::uint64_t tag = 0;  // with dst_gpu, names the message (transfers.h)
 };
 
+/// An analytic ring hop inside a TP group (src → dst, member k's) and its image, member 0's hop
+/// (src0 → dst0): in lockstep the two account the same bytes over the same interval.
+struct AnalyticHopImage {
+  int src, dst, src0, dst0;
+};
+
 /// Per link of the platform: what it carried, when, and for how long it was busy.
 struct LinkUsage {
   simgrid::s4u::Link* link = nullptr;
@@ -111,7 +117,14 @@ class Network {
   /// means the rails did not run in step, and the run stops with an internal error naming
   /// --rail-fold off. A link with `mirror_of` ≥ 0 (per link, rail_fold.h) is not accounted as the run
   /// goes: close_load gives it its rail-0 link's account. Call it before the simulation starts.
-  void use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails, std::vector<int> mirror_of);
+  ///
+  /// `analytic_mirror_of` (per link, rail_fold.h: RailFold::analytic_mirror_of) does the same for the
+  /// analytic TP all-reduces inside a lockstep group: member k's ring hop (`analytic_hops`: its src →
+  /// dst, and member 0's src0 → dst0) skips its mirror links where member 0's hop crosses the mirrored
+  /// link at the same place, and close_load gives them that link's account. Any other route over such
+  /// a link, or over the link mirrored, is refused (an internal error naming --rail-fold off).
+  void use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0_gpu, int rails, std::vector<int> mirror_of,
+                     std::vector<int> analytic_mirror_of = {}, std::vector<AnalyticHopImage> analytic_hops = {});
   /// Finds the routes from the GPUs marked in `searched` with `routes` (platform/dijkstra_routes.h)
   /// instead of SimGrid, and checks every other route it reads from SimGrid against `routes` (an
   /// internal error naming --route-search simgrid where they differ). For the GPUs whose flows SimGrid
@@ -206,6 +219,10 @@ class Network {
     std::vector<int> links;      // indices into links_
     std::vector<int> accounted;  // those a flow on it is accounted on: all but the mirror links
     int mirror_mismatch = -1;    // a mirror link it crosses where its rail-0 image does not
+    // Those an analytic collective's hop over it is accounted on: all but its analytic mirrors; and
+    // a link of a mirror's account it may not reach (account_analytic refuses it).
+    std::vector<int> analytic_accounted;
+    int analytic_mismatch = -1;
     double latency = 0;
   };
   // One copy of a flow: what it carries and its route. A comm carries one, or one per rail when folded.
@@ -315,6 +332,19 @@ class Network {
   int fold_rails_ = 0;
   std::vector<int> mirror_of_;     // per link: the rail-0 link whose account it takes, or -1
   std::vector<char> is_mirrored_;  // per link: a rail-0 link with mirrors
+  // Per link: an analytic mirror (its mirror_of_ is member 0's hop's link), and a link mirrored so.
+  std::vector<char> analytic_mirror_, analytic_image_;
+  bool is_analytic_mirror(int link) const {
+    return link < static_cast<int>(analytic_mirror_.size()) && analytic_mirror_[link];
+  }
+  bool is_analytic_image(int link) const { return link < static_cast<int>(analytic_image_.size()) && analytic_image_[link]; }
+  // The analytic hops with mirrors, by (src, dst): their member 0's hop; and member 0's hops.
+  static std::uint64_t pair_key(int src, int dst) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
+  }
+  std::unordered_map<std::uint64_t, std::pair<int, int>> hop_image_;
+  std::unordered_map<std::uint64_t, char> image_hops_;
+  void set_analytic_accounted(int src_gpu, int dst_gpu, RouteEntry& entry);
   // Links found after the fold was set (past the tables' end) are neither mirrors nor mirrored.
   int mirror_of(int link) const { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; }
   bool mirrored_or_mirror(int link) const {

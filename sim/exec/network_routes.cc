@@ -85,22 +85,50 @@ std::pair<std::vector<sg4::Link*>, double> Network::searched_route(int src_gpu, 
 }
 
 void Network::set_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
+  set_analytic_accounted(src_gpu, dst_gpu, entry);
   entry.mirror_mismatch = -1;
-  if (std::none_of(entry.links.begin(), entry.links.end(), [&](int link) { return mirror_of(link) != -1; })) {
+  if (std::none_of(entry.links.begin(), entry.links.end(),
+                   [&](int link) { return mirror_of(link) != -1 || is_analytic_image(link); })) {
     entry.accounted = entry.links;
     return;
   }
   // A copy skips a mirror link only where its rail-0 copy crosses the link mirrored (rail_fold.cc
   // checked that for the routes the job's flows take). Another route (one the rails are found by,
   // between TP indices) is not one a flow may take: account_start refuses it.
-  const std::vector<int>& rail0 = route_entry(rail0_gpu_[src_gpu], rail0_gpu_[dst_gpu]).links;
+  // A route inside a TP group (an analytic hop's, with its analytic mirrors) has no rail-0 image.
+  static const std::vector<int> kNone;
+  const bool one_group = rail0_gpu_[src_gpu] == rail0_gpu_[dst_gpu];
+  const std::vector<int>& rail0 = one_group ? kNone : route_entry(rail0_gpu_[src_gpu], rail0_gpu_[dst_gpu]).links;
   entry.accounted.clear();
   for (std::size_t i = 0; i < entry.links.size(); ++i) {
     const int link = entry.links[i];
-    if (mirror_of(link) == -1)
+    // No flow crosses the analytic hops' mirrors or the links they mirror (rail_fold.cc: on no other route).
+    if (is_analytic_mirror(link) || is_analytic_image(link))
+      entry.mirror_mismatch = link;
+    else if (mirror_of(link) == -1)
       entry.accounted.push_back(link);
     else if (rail_of_gpu_[src_gpu] != rail_of_gpu_[dst_gpu] || i >= rail0.size() || rail0[i] != mirror_of(link))
       entry.mirror_mismatch = link;
+  }
+}
+
+void Network::set_analytic_accounted(int src_gpu, int dst_gpu, RouteEntry& entry) {
+  entry.analytic_mismatch = -1;
+  entry.analytic_accounted.clear();
+  const auto image = hop_image_.find(pair_key(src_gpu, dst_gpu));
+  const bool is_image = image_hops_.contains(pair_key(src_gpu, dst_gpu));
+  const std::vector<int>* image_links =
+      image == hop_image_.end() ? nullptr : &route_entry(image->second.first, image->second.second).links;
+  for (std::size_t i = 0; i < entry.links.size(); ++i) {
+    const int link = entry.links[i];
+    if (is_analytic_mirror(link)) {
+      // Skipped where member 0's hop crosses the link it mirrors, at the same place.
+      if (!image_links || i >= image_links->size() || (*image_links)[i] != mirror_of(link)) entry.analytic_mismatch = link;
+    } else if (is_analytic_image(link) ? !is_image : mirrored_or_mirror(link)) {
+      entry.analytic_mismatch = link;  // a flows' mirror, or a hop's mirrored link reached by another route
+    } else {
+      entry.analytic_accounted.push_back(link);
+    }
   }
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 #include <simgrid/s4u/Link.hpp>
 
+#include "sim/exec/collectives.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/exec/tp_lockstep.h"
 
@@ -19,6 +21,61 @@ bool alike(const sg4::Link* a, const sg4::Link* b) {
          a->get_sharing_policy() == b->get_sharing_policy();
 }
 
+// The analytic mirrors of RailFold::analytic_mirror_of, from the routes the job needs (`routes`).
+void find_analytic_mirrors(const SimulationInput& input, const Job& job, Network& network,
+                           const std::vector<NeededRoute>& routes, RailFold& fold) {
+  const Placement& placement = job.placement;
+  const ParallelSizes& sizes = placement.sizes();
+  fold.analytic_mirror_of.assign(network.links().size(), -1);
+  if (input.options.tp_comm != CommFidelity::Analytic || job.costs.routing().enabled()) return;
+  // How many routes that carry something cross each link: the ones inside a TP group between
+  // members of one node that only find the rails (rail_routes) carry nothing.
+  std::vector<int> crossings(network.links().size(), 0);
+  const std::vector<NeededRoute> needed = needed_routes(input, placement);
+  std::set<std::pair<int, int>> carrying;
+  for (const NeededRoute& route : needed) carrying.insert({route.src_gpu, route.dst_gpu});
+  for (const NeededRoute& route : routes) {
+    if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu] &&
+        !carrying.contains({route.src_gpu, route.dst_gpu}))
+      continue;
+    for (int link : network.route(route.src_gpu, route.dst_gpu)) {
+      crossings.resize(std::max(crossings.size(), network.links().size()), 0);
+      ++crossings[link];
+    }
+  }
+  const std::vector<LinkUsage>& links = network.links();
+  fold.analytic_mirror_of.resize(links.size(), -1);
+  fold.mirror_of.resize(links.size(), -1);
+  const auto alone = [&](int link) {
+    return static_cast<std::size_t>(link) < crossings.size() && crossings[link] == 1 && fold.mirror_of[link] == -1;
+  };
+  for (int r = 0; r < sizes.pp; ++r)
+    for (int d = 0; d < sizes.dp; ++d) {
+      std::vector<int> group;
+      for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
+      const int n = static_cast<int>(group.size());
+      // Each member's hop goes to the next member, as analytic_ring_hops gives it to gpu_compute.
+      bool one_ring = true;
+      for (int k = 0; k < n && one_ring; ++k) {
+        const AnalyticRingHops hops = analytic_ring_hops(network, group, k, RingPhases::AllReduce);
+        one_ring = !hops.split && hops.next.size() == 1 && hops.next[0] == group[(k + 1) % n];
+      }
+      if (!one_ring) continue;
+      const std::vector<int> hop0 = network.route(group[0], group[1]);
+      for (int k = 1; k < n; ++k) {
+        const std::vector<int>& hop = network.route(group[k], group[(k + 1) % n]);
+        if (hop.size() != hop0.size()) continue;
+        bool mirrored = false;
+        for (std::size_t i = 0; i < hop.size(); ++i)
+          if (hop[i] != hop0[i] && alone(hop[i]) && alone(hop0[i]) && alike(links[hop[i]].link, links[hop0[i]].link)) {
+            fold.analytic_mirror_of[hop[i]] = hop0[i];
+            mirrored = true;
+          }
+        if (mirrored) fold.analytic_hops.push_back({group[k], group[(k + 1) % n], group[0], group[1]});
+      }
+    }
+}
+
 }  // namespace
 
 std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job& job, std::string& why_not) {
@@ -32,7 +89,7 @@ std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job
       return why_not = fmt::format("GPU {}'s TP group does not run in lockstep (tp_lockstep.h)", actor.front()),
              std::nullopt;
 
-  RailFold fold{std::vector<int>(placement.num_gpus()), std::vector<int>(placement.num_gpus()), sizes.tp, {}};
+  RailFold fold{std::vector<int>(placement.num_gpus()), std::vector<int>(placement.num_gpus()), sizes.tp, {}, {}, {}};
   for (int g = 0; g < placement.num_gpus(); ++g) {
     GpuCoordinates c = placement.coordinates(g);
     fold.rail_of_gpu[g] = c.tp;
@@ -100,12 +157,14 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
   }
   // Collectives between groups accounted analytically reach the rails' links outside the flows.
   fold.mirror_of.assign(links.size(), -1);
-  if (input.options.dp_comm == CommFidelity::Analytic) return true;
-  analytic.resize(links.size(), 0);
-  for (int rail = 1; rail < sizes.tp; ++rail)
-    for (std::size_t link = 0; link < preimage[rail].size(); ++link)
-      if (const int link0 = preimage[rail][link]; link0 != -1 && !analytic[link] && !analytic[link0])
-        fold.mirror_of[link] = link0;
+  if (input.options.dp_comm != CommFidelity::Analytic) {
+    analytic.resize(links.size(), 0);
+    for (int rail = 1; rail < sizes.tp; ++rail)
+      for (std::size_t link = 0; link < preimage[rail].size(); ++link)
+        if (const int link0 = preimage[rail][link]; link0 != -1 && !analytic[link] && !analytic[link0])
+          fold.mirror_of[link] = link0;
+  }
+  find_analytic_mirrors(input, job, network, routes, fold);
   return true;
 }
 

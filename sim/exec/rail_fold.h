@@ -22,7 +22,12 @@
 //
 // The fold also spares the accounting: a rail's copies cross links that mirror rail 0's (RailFold::
 // mirror_of), whose account is then rail 0's link's, copied when the run ends (Network::close_load),
-// instead of being kept eight times over.
+// instead of being kept eight times over. The analytic TP all-reduces do the same inside a group
+// (RailFold::analytic_mirror_of): in lockstep every member accounts its ring hop over the same
+// interval with the same bytes, so where member k's hop crosses a link that nothing else crosses, at
+// the place member 0's hop crosses one that nothing else crosses either, the first link's account is
+// the second's. At 3072 GPUs that is 7 of every 8 GPUs' NVLink links, most of the pieces the links'
+// loads were given.
 #pragma once
 
 #include <optional>
@@ -43,13 +48,20 @@ struct RailFold {
   /// images of each other and nothing else reaches either: no analytic collective, so neither is on a
   /// route inside a TP group (the analytic all-reduces') and no collective between groups is analytic.
   std::vector<int> mirror_of;
+  /// Per link, as mirror_of, for the analytic TP all-reduces: the link of member k > 0's ring hop whose
+  /// account is member 0's hop's link at the same place, else -1. Only where the TP all-reduces are
+  /// analytic and the job has no expert all-to-all (whose pairs inside a node could share a hop's
+  /// route), each group's ring one hop per member, to the next, and both links on no other route the job needs.
+  std::vector<int> analytic_mirror_of;
+  /// The hops those mirrors lie on: member k's (src → dst) and member 0's of the same group (src0 → dst0).
+  std::vector<AnalyticHopImage> analytic_hops;
 };
 
 /// The fold's rails where the conditions that need no route hold (TP > 1 in lockstep, no profile),
 /// else nullopt with `why_not` saying which failed. mirror_of is left to rails_are_images.
 std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job& job, std::string& why_not);
 /// Whether the routes make the fold exact (the rest of the conditions above), filling
-/// `fold.mirror_of`; else false with `why_not`. Reads the job's routes through `network` (cached
+/// `fold.mirror_of` and the analytic mirrors; else false with `why_not`. Reads the job's routes through `network` (cached
 /// there for the run): call it once the platform is sealed.
 bool rails_are_images(const SimulationInput& input, const Job& job, Network& network, RailFold& fold,
                       std::string& why_not);

@@ -94,7 +94,10 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                       {"actors", result.actors},
                       {"simgrid_comms", result.simgrid_comms},
                       {"rail_fold", result.rail_fold}};
-  if (result.rail_fold) json["rail_fold_mirror_links"] = result.rail_fold_mirror_links;
+  if (result.rail_fold) {
+    json["rail_fold_mirror_links"] = result.rail_fold_mirror_links;
+    json["rail_fold_analytic_mirror_links"] = result.rail_fold_analytic_mirror_links;
+  }
   if (result.searched_routes > 0)
     json["route_search"] = {{"searched", result.searched_routes}, {"checked_against_simgrid", result.routes_checked_against_search}};
   if (!result.rail_fold) json["rail_fold_why_not"] = result.rail_fold_why_not;
