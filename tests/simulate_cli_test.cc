@@ -290,7 +290,7 @@ TEST(SimulateCli, SameInputsSameBytes) {
 
 TEST(SimulateCli, ARunWithoutOutFollowsNoLinkLoadAndComputesTheSame) {
   // Without --out no links.csv is written, and the links' loads over time are not followed
-  // (ExecutorInput::link_load): the run with --out is the truth for everything else, step, per-GPU
+  // (SimulationInput::link_load): the run with --out is the truth for everything else, step, per-GPU
   // accounts and the bytes per link class, to the last bit.
   const std::string out = temp_dir("no-link-load");
   const std::string job = "simulate --platform " + kPlatforms +

@@ -64,7 +64,7 @@ struct LinkReport {
   double analytic_bytes = 0;  // of which analytic collectives' (no contention)
   double busy_time = 0;       // with a flow or an analytic collective on it
   std::uint64_t flows = 0;
-  // Whether busy_time, peak_bytes, peak_start and windows were followed (ExecutorInput::link_load):
+  // Whether busy_time, peak_bytes, peak_start and windows were followed (SimulationInput::link_load):
   // false, they are 0 and links.csv cannot be written.
   bool over_time = true;
   double window = 0;        // --link-window

@@ -143,7 +143,7 @@ std::FILE* open_csv(const std::string& path, const auto& columns) {
 void require_link_load(const SimulationResult& result) {
   for (const LinkReport& link : result.links)
     if (!link.over_time)
-      throw std::logic_error("links.csv: the run kept no link load over time (ExecutorInput::link_load)");
+      throw std::logic_error("links.csv: the run kept no link load over time (SimulationInput::link_load)");
 }
 
 }  // namespace

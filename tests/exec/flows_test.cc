@@ -3,11 +3,16 @@
 // crosses two ports: 2 ms + bytes / (1 GB/s). Tolerance: 1e-9 relative unless stated.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+#include <stdexcept>
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include "exec_support.h"
 #include "sim/exec/collectives.h"
+#include "sim/exec/link_report.h"
 #include "sim/exec/tags.h"
 
 namespace pipegrid::sim {
@@ -18,9 +23,11 @@ namespace sg4 = simgrid::s4u;
 constexpr double kLatency = 2e-3;  // two ports of 1 ms
 constexpr double kBandwidth = 1e9;
 
-// Runs `body` in actors, one per GPU given, on the star platform, with a Network and Transfers.
+// Runs `body` in actors, one per GPU given, on the star platform, with a Network and Transfers;
+// `setup` sees the Network before the simulation starts, and `after` once it has ended.
 template <typename Body>
-void on_star(const std::vector<int>& gpus, Body body) {
+void on_star(const std::vector<int>& gpus, Body body, const std::function<void(Network&)>& setup = {},
+             const std::function<void(Network&)>& after = {}) {
   int argc = 1;
   char name[] = "test";
   char* argv[] = {name, nullptr};
@@ -29,9 +36,18 @@ void on_star(const std::vector<int>& gpus, Body body) {
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < 4; ++g) hosts.push_back(engine.host_by_name("gpu" + std::to_string(g)));
   Network network(hosts);
+  if (setup) setup(network);
   Transfers transfers(network, 4);
   for (int g : gpus) sg4::Actor::create("gpu" + std::to_string(g), hosts[g], [&, g] { body(g, network, transfers); });
   engine.run();
+  if (after) after(network);
+}
+
+int link_named(const Network& network, const std::string& name) {
+  const auto& links = network.links();
+  for (std::size_t i = 0; i < links.size(); ++i)
+    if (links[i].link->get_name() == name) return static_cast<int>(i);
+  return -1;
 }
 
 TEST(Flows, OneTransferTakesLatencyPlusBytesOverBandwidth) {
@@ -189,6 +205,49 @@ TEST(Flows, LinksAccountBytesAndBusyTime) {
     EXPECT_EQ(usage.flows, 1u);
     EXPECT_NEAR(usage.busy_time, kLatency + 1, 1e-9);
   }
+}
+
+TEST(Flows, AnAnalyticMirrorTakesItsImagesAccountAndNoOtherRoute) {
+  // Two TP groups of two, {0, 1} and {2, 3}, rails 0 and 1. Member 1's ring hop 1 → 0 crosses gpu1's
+  // port out and gpu0's port in; member 0's hop 0 → 1 crosses gpu0's out and gpu1's in, at the same
+  // places. With those two links of hop 1 → 0 mirrors of hop 0 → 1's, hop 1 → 0 accounts nothing on
+  // them, and at the end they carry what hop 0 → 1's links did: 1 GB over [0, 1] s, as the hop would
+  // have put on them. Any other route over a mirror, or over a mirrored link, is refused.
+  std::map<std::string, LinkReport> reports;
+  int refused = 0;
+  on_star(
+      {0},
+      [&](int, Network& network, Transfers&) {
+        network.account_analytic(0, 1, 1e9, 0, 1);
+        network.account_analytic(1, 0, 1e9, 0, 1);
+        for (const auto& [src, dst] : {std::pair{1, 2}, std::pair{2, 0}, std::pair{3, 1}}) try {
+            network.account_analytic(src, dst, 1e9, 0, 1);
+          } catch (const std::logic_error&) {
+            ++refused;
+          }
+        sg4::this_actor::sleep_for(2);
+      },
+      [](Network& network) {
+        std::vector<int> analytic_mirror_of(network.links().size(), -1);
+        analytic_mirror_of[link_named(network, "gpu1-port_UP")] = link_named(network, "gpu0-port_UP");
+        analytic_mirror_of[link_named(network, "gpu0-port_DOWN")] = link_named(network, "gpu1-port_DOWN");
+        network.use_rail_fold({0, 1, 0, 1}, {0, 0, 2, 2}, 2, std::vector<int>(network.links().size(), -1),
+                              analytic_mirror_of, {{1, 0, 0, 1}});
+      },
+      [&](Network& network) {
+        // Before the end, the mirrors hold nothing of their own.
+        EXPECT_EQ(network.links()[link_named(network, "gpu1-port_UP")].bytes, 0);
+        network.close_load();
+        for (const LinkUsage& usage : network.links()) reports[usage.link->get_name()] = link_report(usage, 1e-3);
+      });
+  EXPECT_EQ(refused, 3);
+  for (const char* name : {"gpu0-port_UP", "gpu1-port_DOWN", "gpu1-port_UP", "gpu0-port_DOWN"}) {
+    EXPECT_EQ(reports.at(name).bytes, 1e9) << name;
+    EXPECT_EQ(reports.at(name).analytic_bytes, 1e9) << name;
+    EXPECT_NEAR(reports.at(name).busy_time, 1, 1e-12) << name;
+    EXPECT_NEAR(reports.at(name).peak_bytes, 1e6, 1e-3) << name;  // 1 GB/s over a 1 ms window
+  }
+  for (const char* name : {"gpu2-port_UP", "gpu3-port_DOWN"}) EXPECT_EQ(reports.at(name).bytes, 0) << name;
 }
 
 }  // namespace
