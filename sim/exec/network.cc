@@ -157,7 +157,8 @@ void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0
   rail_of_gpu_ = std::move(rail_of_gpu);
   rail0_gpu_ = std::move(rail0_gpu);
   fold_rails_ = rails;
-  if (analytic_mirror_of.size() > links_.size()) throw std::logic_error("Network::use_rail_fold: an analytic mirror entry per known link at most");
+  if (analytic_mirror_of.size() > links_.size()) 
+    throw std::logic_error("Network::use_rail_fold: an analytic mirror entry per known link at most");
   mirror_of_ = std::move(mirror_of);
   is_mirrored_.assign(links_.size(), 0);
   for (int link0 : mirror_of_)
@@ -176,7 +177,7 @@ void Network::use_rail_fold(std::vector<int> rail_of_gpu, std::vector<int> rail0
     }
   for (const AnalyticHopImage& hop : analytic_hops) {
     hop_image_[pair_key(hop.src, hop.dst)] = {hop.src0, hop.dst0};
-    image_hops_[pair_key(hop.src0, hop.dst0)] = 1;
+    image_hops_.insert(pair_key(hop.src0, hop.dst0));
   }
   // The routes found so far (the fold's check read them) skip their mirror links from now on.
   for (std::size_t src = 0; src < routes_.size(); ++src)
@@ -314,42 +315,6 @@ std::pair<std::uint64_t, bool> Network::start_in_maestro(const FlowInfo& flow, d
   return {id, false};
 }
 
-// Closes the link's current piece at `at` and moves its rate by `change` from there; a link with no
-// flow left has none, whatever the sum of the changes' roundings says.
-void Network::change_rate(int index, double change, double at) {
-  if (!load_over_time_) return;
-  LinkUsage& usage = links_[index];
-  if (usage.rate > 0 && at > usage.rate_since)
-    load_log_.piece(index, {usage.rate_since, at, usage.rate * (at - usage.rate_since)});
-  usage.rate = usage.active_flows == 0 ? 0 : std::max(0.0, usage.rate + change);
-  usage.rate_since = at;
-}
-
-// The bound the fold needs (load_fold.h), once a link holds many unfolded pieces. A flow's piece on a
-// link starts where the link's open piece does (rate_since) or at a sample (≥ last_sample_), except
-// the piece of a flow never seen to carry anything, spread over its life (≥ uncarried_since_); an
-// analytic piece starts at or after the clock when accounted, or after a hold. A busy period starts
-// at busy_since while flows are on the link, else at a flow's start to come.
-void Network::fold_load(LinkUsage& usage) {
-  constexpr std::size_t kFoldAfter = 16;
-  if (!load_over_time_ || usage.load.buffered() < kFoldAfter) return;
-  double horizon = std::min({last_sample_, uncarried_since_, analytic_holds_.earliest()});
-  if (usage.rate > 0) horizon = std::min(horizon, usage.rate_since);
-  usage.load.fold(horizon, usage.active_flows > 0 ? std::min(horizon, usage.busy_since) : horizon);
-}
-
-void Network::flush_load() {
-  load_log_.drain(links_.size(), [&](int index, const LoadLog::Entry* first, const LoadLog::Entry* last) {
-    LinkUsage& usage = links_[index];
-    for (const LoadLog::Entry* entry = first; entry != last; ++entry)
-      if (entry->busy)
-        usage.load.add_busy(entry->piece.start, entry->piece.end);
-      else
-        usage.load.add(entry->piece);
-    fold_load(usage);
-  });
-}
-
 void Network::mark_route(const RouteEntry& route, double now) {
   for (int index : route.links) {
     if (marked_at_.size() <= static_cast<std::size_t>(index)) marked_at_.resize(links_.size(), -1);
@@ -405,37 +370,6 @@ void Network::sample_flows() {
   changed_links_.clear();
   if (load_log_.full()) flush_load();
   last_sample_ = now;
-}
-
-void Network::close_load() {
-  const double now = sg4::Engine::get_clock();
-  for (std::size_t index = 0; index < links_.size(); ++index) change_rate(static_cast<int>(index), 0, now);
-  flush_load();
-  // A mirror link carried its rail-0 link's flows' images and nothing else: the same account.
-  for (std::size_t link = 0; link < mirror_of_.size(); ++link)
-    if (const int link0 = mirror_of_[link]; link0 != -1) {
-      LinkUsage copy = links_[link0];
-      copy.link = links_[link].link;
-      copy.bandwidth = links_[link].bandwidth;
-      links_[link] = std::move(copy);
-    }
-}
-
-void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double start, double end) {
-  if (bytes <= 0 || end <= start) return;
-  const RouteEntry& entry = route_entry(src_gpu, dst_gpu);
-  if (entry.analytic_mismatch != -1)
-    throw std::logic_error(fmt::format("--rail-fold: an analytic collective from GPU {} to GPU {} crosses link {}, "
-                                       "whose account mirrors another link's or is mirrored; --rail-fold off accounts "
-                                       "every link",
-                                       src_gpu, dst_gpu, links_[entry.analytic_mismatch].link->get_name()));
-  for (int index : entry.analytic_accounted) {
-    LinkUsage& usage = links_[index];
-    usage.bytes += bytes;
-    usage.analytic_bytes += bytes;
-    if (load_over_time_) load_log_.piece(index, {start, end, bytes});  // its busy period is the piece's
-  }
-  if (load_log_.full()) flush_load();
 }
 
 void Network::end_reported_flows() {

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -90,7 +91,7 @@ class Network {
   /// Without `load_over_time` a link counts only its bytes, flows and flows' busy time: no load over
   /// time, no busiest window (links.csv's busy_time, utilizations and peak_start), and no per-link
   /// rate is followed at each advance of the clock — for a run that writes no links.csv, where that
-  /// bookkeeping was a seventh of a 3072-GPU run (perf, README "The executor at 3072 GPUs"). What
+  /// bookkeeping was a third of a 3072-GPU run (README "The executor at 3072 GPUs"). What
   /// SimGrid simulates is the same either way.
   explicit Network(std::vector<simgrid::s4u::Host*> gpu_hosts, double load_window = 1e-3, bool load_timeline = true,
                    bool load_over_time = true);
@@ -343,7 +344,7 @@ class Network {
     return static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 | static_cast<std::uint32_t>(dst);
   }
   std::unordered_map<std::uint64_t, std::pair<int, int>> hop_image_;
-  std::unordered_map<std::uint64_t, char> image_hops_;
+  std::unordered_set<std::uint64_t> image_hops_;
   void set_analytic_accounted(int src_gpu, int dst_gpu, RouteEntry& entry);
   // Links found after the fold was set (past the tables' end) are neither mirrors nor mirrored.
   int mirror_of(int link) const { return link < static_cast<int>(mirror_of_.size()) ? mirror_of_[link] : -1; }

@@ -1,6 +1,7 @@
 // The Network's routes: each GPU pair's links and latency, from SimGrid or from pipegrid's copy of
 // its Dijkstra search (--route-search), the links a folded rail's copy is accounted on, and the α-β
-// views of a route that analytic collectives take. Flows and link accounting are in network.cc.
+// views of a route that analytic collectives take. Flows are in network.cc, link accounting in
+// network_load.cc.
 #include "sim/exec/network.h"
 
 #include <algorithm>

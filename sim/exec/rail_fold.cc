@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <set>
 #include <simgrid/s4u/Link.hpp>
 
 #include "sim/exec/collectives.h"
@@ -21,23 +20,20 @@ bool alike(const sg4::Link* a, const sg4::Link* b) {
          a->get_sharing_policy() == b->get_sharing_policy();
 }
 
-// The analytic mirrors of RailFold::analytic_mirror_of, from the routes the job needs (`routes`).
+// The analytic mirrors of RailFold::analytic_mirror_of, from the routes the job needs (`routes`:
+// needed_routes' first `needed` of them, then the rails' further ones).
 void find_analytic_mirrors(const SimulationInput& input, const Job& job, Network& network,
-                           const std::vector<NeededRoute>& routes, RailFold& fold) {
+                           const std::vector<NeededRoute>& routes, std::size_t needed, RailFold& fold) {
   const Placement& placement = job.placement;
   const ParallelSizes& sizes = placement.sizes();
   fold.analytic_mirror_of.assign(network.links().size(), -1);
   if (input.options.tp_comm != CommFidelity::Analytic || job.costs.routing().enabled()) return;
-  // How many routes that carry something cross each link: the ones inside a TP group between
-  // members of one node that only find the rails (rail_routes) carry nothing.
+  // How many routes that carry something cross each link: the rails' further routes inside a TP
+  // group (between members of one node, to find the rails) carry nothing.
   std::vector<int> crossings(network.links().size(), 0);
-  const std::vector<NeededRoute> needed = needed_routes(input, placement);
-  std::set<std::pair<int, int>> carrying;
-  for (const NeededRoute& route : needed) carrying.insert({route.src_gpu, route.dst_gpu});
-  for (const NeededRoute& route : routes) {
-    if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu] &&
-        !carrying.contains({route.src_gpu, route.dst_gpu}))
-      continue;
+  for (std::size_t r = 0; r < routes.size(); ++r) {
+    const NeededRoute& route = routes[r];
+    if (r >= needed && fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) continue;
     for (int link : network.route(route.src_gpu, route.dst_gpu)) {
       crossings.resize(std::max(crossings.size(), network.links().size()), 0);
       ++crossings[link];
@@ -104,6 +100,7 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
   const Placement& placement = job.placement;
   const ParallelSizes& sizes = placement.sizes();
   std::vector<NeededRoute> routes = needed_routes(input, placement);
+  const std::size_t needed = routes.size();
   if (network.rails()) {
     std::vector<NeededRoute> more = rail_routes(input, placement);
     routes.insert(routes.end(), more.begin(), more.end());
@@ -164,7 +161,7 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
         if (const int link0 = preimage[rail][link]; link0 != -1 && !analytic[link] && !analytic[link0])
           fold.mirror_of[link] = link0;
   }
-  find_analytic_mirrors(input, job, network, routes, fold);
+  find_analytic_mirrors(input, job, network, routes, needed, fold);
   return true;
 }
 
