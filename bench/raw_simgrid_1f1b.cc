@@ -118,7 +118,7 @@ int run(int argc, char** argv) {
                                "against the same 1F1B loop)");
   const pipegrid::run::ResolvedRun resolved = pipegrid::run::resolve_simulation(values);
   const pipegrid::sim::SimulationInput& in = resolved.input;
-  const pipegrid::sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
+  const pipegrid::sim::Placement& placement = in.placement;
   const double resolve_wall = resolving.wall_since(), resolve_cpu = resolving.cpu_since();
 
   const Clock simulating;
@@ -127,7 +127,7 @@ int run(int argc, char** argv) {
   // bound") as a rate of 0 that it then ignores, letting a flow past its links' capacity
   // (sim/simgrid/simgrid_engine.cc says how it was found); a bound no flow reaches means the same.
   if (simgrid::config::get_value<double>("network/TCP-gamma") <= 0) sg4::Engine::set_config("network/TCP-gamma:1e30");
-  const int ranks = in.sizes.pp, gpus = placement.num_gpus();
+  const int ranks = placement.sizes().pp, gpus = placement.num_gpus();
   std::vector<RawGpu> raw(gpus);
   const auto inbox = [](int gpu, const char* what) { return sg4::Mailbox::by_name(fmt::format("gpu{}-{}", gpu, what)); };
   for (int gpu = 0; gpu < gpus; ++gpu) {

@@ -1,5 +1,5 @@
 // --simgrid-flows exec (the default: each flow an Exec on its two hosts, made by an actor per sending
-// GPU, sim/exec/flow_owners.h) against comm (a host-to-host Comm of maestro's): SimGrid's network model
+// GPU, sim/network/flow_owners.h) against comm (a host-to-host Comm of maestro's): SimGrid's network model
 // gets the same action for a flow either way (HostCLM03Model::execute_parallel calls communicate()
 // with the hosts and bytes a Comm gives it), so every output must be the same — summary.json but for
 // the option's own echo, links.csv byte for byte, the trace rows in any order — on the flows pipegrid

@@ -1,14 +1,14 @@
 #include "sim/cli/simulate_command.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
 #include <vector>
 
 #include "common/exit_codes.h"
 #include "common/number_format.h"
-#include "sim/exec/report.h"
+#include "sim/output/simulation_files.h"
+#include "sim/output/summary.h"
 
 namespace pipegrid::cli {
 
@@ -37,12 +37,13 @@ void print_compute(std::ostream& out, const nlohmann::json& breakdown) {
 }
 
 void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::SimulationResult& result,
-                 const nlohmann::json& summary) {
+                 const nlohmann::json& summary, const std::vector<output::OutputFile>& written) {
   const sim::SimulationInput& in = run.input;
+  const sim::ParallelSizes& sizes = in.placement.sizes();
   // The platform as echoed: its file, or the platform gen command of a generated one.
   const std::string platform = run.echo["platform"].get<std::string>();
   out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}), {} micro-batches, chunks {}\n", in.schedule.name,
-                     platform, in.sizes.gpus(), in.sizes.tp, in.sizes.pp, in.sizes.dp, in.schedule.microbatches,
+                     platform, sizes.gpus(), sizes.tp, sizes.pp, sizes.dp, in.schedule.microbatches,
                      in.schedule.chunks);
   out << fmt::format("makespan {} s, bubble fraction {:.4f}", format_number(result.makespan), result.bubble_fraction);
   if (summary.contains("tflops_per_gpu"))
@@ -55,7 +56,7 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   out << fmt::format("{:>5} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}", "rank", "stages", "busy", "idle",
                      "p2p exposed", "tp exposed", "dp exposed");
   out << (moe ? fmt::format(" {:>12} {:>12} {:>8}\n", "a2a exposed", "a2a hidden", "overlap") : std::string("\n"));
-  for (const auto& r : sim::summarize_ranks(result, in.schedule)) {
+  for (const auto& r : output::summarize_ranks(result, in.schedule)) {
     out << fmt::format("{:>5} {:>10} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}", r.rank,
                        fmt::format("{}", fmt::join(r.stages, ",")), r.busy, r.idle, r.p2p_exposed, r.tp_exposed,
                        r.dp_exposed);
@@ -77,13 +78,7 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   for (const auto& [link_class, bytes] : summary["bytes_per_link_class"].items())
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
-  if (!in.out_dir.empty())
-    out << fmt::format("wrote {}/summary.json, links.csv, {}{}{}\n", in.out_dir,
-                       in.link_timeline ? "links_timeline.csv, " : "",
-                       in.trace == sim::TraceScope::Off                                ? "no trace"
-                       : std::filesystem::exists(in.out_dir + "/trace.json.gz") ? "trace.csv, trace.json.gz"
-                                                                                  : "trace.csv, trace.json",
-                       platform != in.platform_file ? ", platform.xml" : "");
+  if (!run.out_dir.empty()) out << output::written_line(run.out_dir, written) << '\n';
 }
 
 }  // namespace
@@ -95,11 +90,12 @@ int print_simulation_outcome(const run::SimulationOutcome& outcome, const std::s
   }
   if (outcome.deadlock) {
     std::cerr << *outcome.deadlock << '\n';
-    if (outcome.wrote_deadlock_json) std::cerr << "wrote " << outcome.run.input.out_dir << "/deadlock.json\n";
+    if (!outcome.written.empty() && outcome.written.back() == output::OutputFile::Deadlock)
+      std::cerr << "wrote " << output::output_path(outcome.run.out_dir, output::OutputFile::Deadlock) << '\n';
     return kExitDeadlock;
   }
   if (format == "json") std::cout << outcome.summary.dump(2) << '\n';
-  else print_table(std::cout, outcome.run, outcome.result, outcome.summary);
+  else print_table(std::cout, outcome.run, outcome.result, outcome.summary, outcome.written);
   return kExitOk;
 }
 

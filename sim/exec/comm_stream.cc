@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <simgrid/s4u/Engine.hpp>
 
-#include "sim/exec/kill_safe_wait.h"
+#include "sim/network/kill_safe_wait.h"
 
 namespace pipegrid::sim {
 

@@ -18,7 +18,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/exec/transfers.h"
+#include "sim/network/transfers.h"
 
 namespace pipegrid::sim {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <fstream>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -11,6 +10,7 @@
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
+#include "sim/exec/runtime_deadlock.h"
 #include "sim/exec/rail_fold.h"
 #include "sim/exec/tp_lockstep.h"
 #include "sim/simgrid/simgrid_engine.h"
@@ -28,22 +28,16 @@ void quiet_simgrid_logs() {
   xbt_log_control_set("ker_engine.app:file:/dev/null");
 }
 
-std::vector<TracedGpu> traced_gpus(const SimulationInput& input, const Placement& placement) {
-  std::vector<TracedGpu> gpus;
-  std::vector<int> seen_on_node;
-  for (int g = 0; g < placement.num_gpus(); ++g) {
-    const PlatformGpu& platform_gpu = input.platform_gpus[g];
-    int local = 0;
-    for (int other = 0; other < g; ++other) local += input.platform_gpus[other].node == platform_gpu.node;
-    gpus.push_back({platform_gpu.host, platform_gpu.node, local, placement.coordinates(g)});
-  }
-  return gpus;
-}
+// A run with no trace hands its events to no one.
+class NoTrace final : public TraceSink {
+ public:
+  void write(const TraceEvent&) override {}
+};
 
 }  // namespace
 
 SimulationResult simulate(const SimulationInput& input) {
-  const Placement placement(input.sizes, input.placement_order, input.platform_gpus, input.allow_tp_across_nodes);
+  const Placement& placement = input.placement;
 
   int argc = 1;
   char name[] = "pipegrid";
@@ -62,15 +56,15 @@ SimulationResult simulate(const SimulationInput& input) {
   bool rails = input.rails;
   if (!input.routes_checked) {
     engine.seal_platform();  // routes exist once the zones are sealed
-    rails = check_routes_in_simgrid(engine, input, placement);
+    rails = check_routes_in_simgrid(engine, input);
   }
 
   std::vector<sg4::Host*> hosts;
   for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
 
-  TraceWriter trace(input.out_dir, traced_gpus(input, placement),
-                    input.out_dir.empty() ? TraceScope::Off : input.trace, stage_labels(input.schedule), input.trace_json);
-  Job* job_ptr = nullptr;
+  NoTrace no_trace;
+  TraceSink& trace = input.trace ? *input.trace : no_trace;
+  const JobPlan plan(input.schedule, placement, input.costs, input.options);
   Network network(hosts, input.link_window, input.link_timeline, input.link_load);
   network.use_exec_flows(input.options.exec_flows);
   if (rails) {
@@ -80,65 +74,65 @@ SimulationResult simulate(const SimulationInput& input) {
       if (g >= hosts.size()) platform_hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
       node_of_gpu.push_back(input.platform_gpus[g].node);
     }
-    network.use_rails(std::move(platform_hosts), std::move(node_of_gpu));
+    network.routes().use_rails(std::move(platform_hosts), std::move(node_of_gpu));
   }
   {
     std::vector<int> node_of_job_gpu;
     for (int g = 0; g < placement.num_gpus(); ++g) node_of_job_gpu.push_back(input.platform_gpus[g].node);
-    network.set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_job_gpu));
+    network.routes().set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_job_gpu));
   }
   Transfers transfers(network, placement.num_gpus());
   network.on_flow_end([&](const FlowInfo& flow, double start, double end) {
     if (flow.kind != FlowKind::PipelineP2p) return;
     const Action producer =
-        job_ptr->producer(Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward});
+        plan.producer(Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward});
     trace.write({flow.src_gpu, Track::Comm, "p2p", flow.stage, flow.microbatch, kind_letter(producer.kind),
                  flow.dst_gpu, flow.bytes, start, end});
   });
-  Job job(input.schedule, placement, input.costs, input.options, hosts, network, transfers, trace);
+  JobRecord record(placement.num_gpus(), network);
+  GpuHosts gpus{hosts, {}, std::vector<bool>(placement.num_gpus(), false)};
   for (int g = 0; g < placement.num_gpus(); ++g) {
-    job.node_of_gpu.push_back(input.platform_gpus[g].node);
+    gpus.node_of_gpu.push_back(input.platform_gpus[g].node);
     const auto& varying = input.speed_profiled_hosts;
-    job.varying_speed[g] = std::find(varying.begin(), varying.end(), input.platform_gpus[g].host) != varying.end();
+    gpus.varying_speed[g] = std::find(varying.begin(), varying.end(), input.platform_gpus[g].host) != varying.end();
   }
-  job_ptr = &job;
-  FailureWatch failures(job, input.link_up_dates);
+  Job job{plan, gpus, network, transfers, trace, record};
+  FailureWatch failures(plan, gpus, record, network, transfers, input.link_up_dates);
   // The fold reads the job's routes, which exist once the platform is sealed.
   engine.seal_platform();
   std::string no_fold;
-  std::optional<RailFold> fold = rail_fold_layout(input, job, no_fold);
+  std::optional<RailFold> fold = rail_fold_layout(input, plan, gpus, no_fold);
   // Folded, SimGrid carries rail 0's flows only: the other rails' routes can be found without its
   // search (--route-search auto), each of rail 0's then checked against SimGrid's.
   if (fold && input.route_graph && input.options.route_search) {
     std::vector<char> searched(fold->rail_of_gpu.size());
     for (std::size_t g = 0; g < searched.size(); ++g) searched[g] = fold->rail_of_gpu[g] != 0;
-    network.search_routes(input.route_graph, std::move(searched));
+    network.routes().search(input.route_graph, std::move(searched));
   }
-  if (fold && !rails_are_images(input, job, network, *fold, no_fold)) fold.reset();
+  if (fold && !rails_are_images(input, network, *fold, no_fold)) fold.reset();
   if (fold)
     network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails, fold->mirror_of, fold->analytic_mirror_of,
                           fold->analytic_hops);
   else
-    network.stop_searching_routes();
+    network.routes().stop_searching();
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
-  std::vector<std::vector<int>> actors = rank_actors(job);
-  for (std::vector<int>& gpus : actors) {
-    const int g = gpus.front();
+  std::vector<std::vector<int>> actors = rank_actors(plan, gpus);
+  for (std::vector<int>& members : actors) {
+    const int g = members.front();
     const GpuCoordinates& c = placement.coordinates(g);
-    const std::string actor_name = gpus.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
-                                              : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
-    sg4::Actor::create(actor_name, hosts[g], [&job, gpus = std::move(gpus)] { run_gpu(job, gpus); });
+    const std::string actor_name = members.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
+                                                 : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
+    sg4::Actor::create(actor_name, hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
   }
   engine.run();
-  trace.close();
 
   SimulationResult result;
   result.actors = static_cast<int>(actors.size());
   result.simgrid_comms = network.simgrid_comms();
-  result.searched_routes = network.searched_routes();
-  result.routes_checked_against_search = network.checked_routes();
+  result.searched_routes = network.routes().searched_routes();
+  result.routes_checked_against_search = network.routes().checked_routes();
   result.rail_fold = fold.has_value();
   const auto mirrors = [](const std::vector<int>& mirror_of) {
     return static_cast<int>(std::count_if(mirror_of.begin(), mirror_of.end(), [](int link0) { return link0 != -1; }));
@@ -150,7 +144,7 @@ SimulationResult simulate(const SimulationInput& input) {
   result.rail_fold_why_not = no_fold;
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {
-    const GpuAccount& account = job.accounts[g];
+    const GpuAccount& account = record.accounts[g];
     result.makespan = std::max(result.makespan, account.finish);
     if (result.step_ends.size() < account.step_ends.size()) result.step_ends.resize(account.step_ends.size(), 0);
     for (std::size_t k = 0; k < account.step_ends.size(); ++k)
@@ -165,15 +159,12 @@ SimulationResult simulate(const SimulationInput& input) {
             [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
 
   if (const auto& failure = failures.failure()) {
-    result.failure_report = failure->line();
-    if (!input.out_dir.empty()) std::ofstream(input.out_dir + "/failure.json") << failure->to_json().dump(2) << '\n';
+    result.failure = RunEnding{failure->line(), failure->to_json()};
     return result;
   }
-
-  if (const auto deadlock = find_runtime_deadlock(job, deadlock_time >= 0 ? deadlock_time : sg4::Engine::get_clock())) {
-    result.deadlock_report = deadlock->report(job);
-    if (!input.out_dir.empty()) std::ofstream(input.out_dir + "/deadlock.json") << deadlock->to_json(job).dump(2) << '\n';
-  }
+  const double deadlocked_at = deadlock_time >= 0 ? deadlock_time : sg4::Engine::get_clock();
+  if (const auto deadlock = find_runtime_deadlock(plan, gpus, record, transfers, deadlocked_at))
+    result.deadlock = RunEnding{deadlock->report(plan, gpus), deadlock->to_json(plan, gpus)};
   return result;
 }
 

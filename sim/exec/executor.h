@@ -1,117 +1,13 @@
-// One simulation: the schedule run by one SimGrid actor per GPU on a platform, from the engine's
-// start to the reports. The caller has checked every input (docs/design.md: bad input never reaches SimGrid).
+// One simulation: the schedule run by one SimGrid actor per GPU on a platform, from the engine's start
+// to the result. The caller has checked every input (docs/design.md: bad input never reaches SimGrid).
 #pragma once
 
-#include <map>
-#include <memory>
-#include <optional>
-#include <string>
-#include <vector>
-
-#include "schedules/schedule.h"
-#include "sim/exec/job.h"
-#include "sim/exec/runtime_deadlock.h"
-#include "sim/platform/dijkstra_routes.h"
+#include "sim/exec/simulation_io.h"
 
 namespace pipegrid::sim {
 
-struct SimulationInput {
-  std::string platform_file;
-  std::vector<PlatformGpu> platform_gpus;  // as read before SimGrid starts, in platform order
-  Schedule schedule;                       // validated and free of static deadlocks
-  ParallelSizes sizes;
-  std::string placement_order = "tp-dp-pp";
-  bool allow_tp_across_nodes = false;
-  JobCosts costs;
-  ExecOptions options;
-  std::string out_dir;  // empty: write nothing
-  TraceScope trace = TraceScope::Auto;
-  TraceJson trace_json = TraceJson::Auto;
-  double link_window = 1e-3;  // --link-window: links.csv's peak and links_timeline.csv's windows, seconds
-  bool link_timeline = false;  // --link-timeline: LinkReport::windows filled (for links_timeline.csv)
-  /// The links' loads over time (LinkReport::over_time): the run layer keeps them only for a run that
-  /// writes links.csv (--out).
-  bool link_load = true;
-  /// Collectives between nodes run one ring per rail of their members (rails.h, collectives.h). The run
-  /// layer clears it when a route the rails may need is missing (needed_routes.h: rail_routes);
-  /// cleared, every ring keeps one path per hop.
-  bool rails = true;
-  /// False when the run layer could not know the platform's routes from the file (a <cluster>, zone
-  /// routes): the executor then asks SimGrid for every needed route once the platform is loaded
-  /// (simgrid_route_check.h) and decides `rails` the same way.
-  bool routes_checked = true;
-  /// The platform's <config> sets no network/model: pipegrid's default runs (simgrid_engine.h).
-  bool default_network_model = false;
-  /// Hosts with a speed profile: their GPUs compute as execs (compute_at_peak), and the CPU model
-  /// is SimGrid's default rather than trace integration.
-  std::vector<std::string> speed_profiled_hosts = {};
-  /// Per link with a state profile, the dates it turns on (failure_watch.h, --on-failure wait).
-  std::map<std::string, std::vector<double>> link_up_dates = {};
-  /// Some host or link of the platform has a profile (speed, state, bandwidth, latency): what it
-  /// does differs between rails, so the rails are not folded (rail_fold.h).
-  bool time_varying_platform = false;
-  /// The platform's one Dijkstra zone as a graph (platform/dijkstra_routes.h), or nullptr.
-  std::shared_ptr<const platform::DijkstraRoutes> route_graph = nullptr;
-};
-
-/// Per link, what the run put through it (link_report.h).
-struct LinkReport {
-  std::string name;
-  double bandwidth = 0;  // as declared
-  double latency = 0;
-  std::string sharing_policy;
-  double bytes = 0;           // flows' and analytic collectives'
-  double analytic_bytes = 0;  // of which analytic collectives' (no contention)
-  double busy_time = 0;       // with a flow or an analytic collective on it
-  std::uint64_t flows = 0;
-  // Whether busy_time, peak_bytes, peak_start and windows were followed (SimulationInput::link_load):
-  // false, they are 0 and links.csv cannot be written.
-  bool over_time = true;
-  double window = 0;        // --link-window
-  double peak_bytes = 0;    // in the busiest window, wherever it starts
-  double peak_start = 0;    // where the busiest window starts
-  // Bytes per window k = [k·window, (k+1)·window), non-zero ones only; with --link-timeline only.
-  std::vector<std::pair<std::int64_t, double>> windows;
-  double mean_utilization_busy() const { return busy_time > 0 && bandwidth > 0 ? bytes / (bandwidth * busy_time) : 0; }
-  double peak_utilization() const { return window > 0 && bandwidth > 0 ? peak_bytes / (bandwidth * window) : 0; }
-};
-
-struct GpuReport {
-  std::string host;
-  int node = 0;
-  GpuCoordinates coordinates;
-  GpuAccount account;
-};
-
-struct SimulationResult {
-  double makespan = 0;
-  double bubble_fraction = 0;  // 1 − total compute / (GPUs × makespan)
-  /// When each training step ended: its last GPU's optimizer update.
-  std::vector<double> step_ends;
-  double first_step() const { return step_ends.empty() ? makespan : step_ends.front(); }
-  /// The last step's duration: the steady state once the pipeline's steps overlap.
-  double steady_step() const {
-    return step_ends.size() < 2 ? first_step() : step_ends.back() - step_ends[step_ends.size() - 2];
-  }
-  std::vector<GpuReport> gpus;
-  /// SimGrid actors that ran the ranks' programs: one per GPU, or per lockstep TP group (tp_lockstep.h).
-  int actors = 0;
-  /// SimGrid comms the run started, and whether the rails were folded (rail_fold.h).
-  std::uint64_t simgrid_comms = 0;
-  bool rail_fold = false;
-  int rail_fold_mirror_links = 0;  // links whose account is their rail-0 image's (RailFold::mirror_of)
-  int rail_fold_analytic_mirror_links = 0;  // and member 0's ring hop's (RailFold::analytic_mirror_of)
-  /// Routes found by pipegrid's search (--route-search), and SimGrid's routes checked against it.
-  std::uint64_t searched_routes = 0, routes_checked_against_search = 0;
-  std::string rail_fold_why_not;  // the condition of rail_fold.h that failed, when not folded
-  std::vector<LinkReport> links;  // every link of the platform, by name
-  std::optional<std::string> deadlock_report;  // set when the run deadlocked (and deadlock.json written)
-  /// Set when a host or link went down and ended the job (exit 4; failure.json written).
-  std::optional<std::string> failure_report;
-};
-
-/// Runs the simulation. Writes DIR/trace.csv, DIR/trace.json (per the trace scope) and, on a
-/// deadlock, DIR/deadlock.json; on a platform failure, DIR/failure.json. Call once per process (SimGrid keeps process-wide state).
+/// Runs the simulation, handing the trace to `input.trace` as it goes. Call once per process
+/// (SimGrid keeps process-wide state).
 SimulationResult simulate(const SimulationInput& input);
 
 }  // namespace pipegrid::sim

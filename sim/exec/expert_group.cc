@@ -11,15 +11,15 @@ namespace pipegrid::sim {
 namespace sg4 = simgrid::s4u;
 
 ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
-  const ExpertRouting& routing = job.costs.routing();
-  const GpuCoordinates& at = job.placement.coordinates(gpu);
+  const ExpertRouting& routing = job.plan.costs.routing();
+  const GpuCoordinates& at = job.plan.placement.coordinates(gpu);
   const int ep = routing.ep;
   const int first = at.dp - at.dp % ep;
   member_ = at.dp % ep;
   std::set<int> nodes;
   for (int j = 0; j < ep; ++j) {
-    members_.push_back(job.placement.gpu({at.tp, first + j, at.pp}));
-    nodes.insert(job.node_of_gpu[members_.back()]);
+    members_.push_back(job.plan.placement.gpu({at.tp, first + j, at.pp}));
+    nodes.insert(job.gpus.node_of_gpu[members_.back()]);
   }
   shares_ = routing.member_shares;
   // DeepSeek-V3's node-limited routing: a token reaches experts on at most M nodes and DeepEP sends it
@@ -28,8 +28,8 @@ ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
   const int limit = routing.max_nodes_per_token;
   if (limit > 0 && static_cast<int>(nodes.size()) > limit && limit < routing.top_k)
     internode_factor_ = static_cast<double>(limit) / routing.top_k;
-  if (job.options.ep_comm != CommFidelity::Flow || job.options.ep_flows != EpFlows::DeepEp || size() < 2) return;
-  const std::vector<MemberPlace> places = member_places(members_, job.node_of_gpu);
+  if (job.plan.options.ep_comm != CommFidelity::Flow || job.plan.options.ep_flows != EpFlows::DeepEp || size() < 2) return;
+  const std::vector<MemberPlace> places = member_places(members_, job.gpus.node_of_gpu);
   for (const Direction direction : {Direction::ToExperts, Direction::FromExperts}) {
     const int d = static_cast<int>(direction);
     for (const ExpertFlow& flow : deepep_flows(places, shares_, internode_factor_, direction == Direction::ToExperts)) {
@@ -40,7 +40,7 @@ ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
 }
 
 double ExpertGroup::received_assignments(double tokens) const {
-  return size() * tokens * job_.costs.routing().top_k * shares_[member_];
+  return size() * tokens * job_.plan.costs.routing().top_k * shares_[member_];
 }
 
 double ExpertGroup::pair_bytes(int from, int to, Direction direction, double bytes_per_assignment,
@@ -49,8 +49,8 @@ double ExpertGroup::pair_bytes(int from, int to, Direction direction, double byt
   // To experts: `from` owns the tokens and sends those routed to `to`'s experts; from experts: `from`
   // holds the experts and returns their results for `to`'s tokens.
   const double share = direction == Direction::ToExperts ? shares_[to] : shares_[from];
-  double bytes = tokens * job_.costs.routing().top_k * share * bytes_per_assignment;
-  if (job_.node_of_gpu[members_[from]] != job_.node_of_gpu[members_[to]]) bytes *= internode_factor_;
+  double bytes = tokens * job_.plan.costs.routing().top_k * share * bytes_per_assignment;
+  if (job_.gpus.node_of_gpu[members_[from]] != job_.gpus.node_of_gpu[members_[to]]) bytes *= internode_factor_;
   return bytes;
 }
 
@@ -65,9 +65,9 @@ double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assig
     double out_near = 0, out_far = 0, in_near = 0, in_far = 0, near_bw = 0, far_bw = 0;
     for (int j = 0; j < size(); ++j) {
       if (i == j) continue;
-      const auto [bandwidth, lat] = job_.network.bottleneck_and_latency(members_[i], members_[j]);
+      const auto [bandwidth, lat] = job_.network.routes().bottleneck_and_latency(members_[i], members_[j]);
       latency = std::max(latency, lat);
-      const bool far = job_.node_of_gpu[members_[i]] != job_.node_of_gpu[members_[j]];
+      const bool far = job_.gpus.node_of_gpu[members_[i]] != job_.gpus.node_of_gpu[members_[j]];
       (far ? out_far : out_near) += pair_bytes(i, j, direction, bytes_per_assignment, tokens);
       (far ? in_far : in_near) += pair_bytes(j, i, direction, bytes_per_assignment, tokens);
       (far ? far_bw : near_bw) = bandwidth;
@@ -81,8 +81,8 @@ double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assig
 
 void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, double tokens,
                              std::uint64_t position, int phase, bool computing_meanwhile) {
-  if (size() < 2 || job_.options.ep_comm == CommFidelity::Off) return;
-  if (job_.options.ep_comm == CommFidelity::Analytic) {
+  if (size() < 2 || job_.plan.options.ep_comm == CommFidelity::Off) return;
+  if (job_.plan.options.ep_comm == CommFidelity::Analytic) {
     const double start = sg4::Engine::get_clock(), seconds = analytic_seconds(direction, bytes_per_assignment, tokens);
     // What the member's sends would have carried, for the links' report (no flow runs).
     for (int j = 0; j < size(); ++j)
@@ -92,7 +92,7 @@ void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, d
     sg4::this_actor::sleep_for(seconds);
     return;
   }
-  if (job_.options.ep_flows == EpFlows::DeepEp)
+  if (job_.plan.options.ep_flows == EpFlows::DeepEp)
     deepep_all_to_all(direction, bytes_per_assignment, tokens, position, phase, computing_meanwhile);
   else
     pairwise_all_to_all(direction, bytes_per_assignment, tokens, position, phase, computing_meanwhile);
@@ -129,7 +129,7 @@ void ExpertGroup::deepep_all_to_all(Direction direction, double bytes_per_assign
   Transfers& transfers = job_.transfers;
   const int d = static_cast<int>(direction);
   const auto phase_tag = static_cast<std::uint64_t>(phase);
-  const double per_share = tokens * job_.costs.routing().top_k * bytes_per_assignment;
+  const double per_share = tokens * job_.plan.costs.routing().top_k * bytes_per_assignment;
   const auto me = static_cast<std::uint64_t>(member_);
   for (const Peer& to : sends_[d])
     transfers.post_send({members_[to.member], expert_tag(position, phase_tag, me)},

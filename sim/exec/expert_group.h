@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/exec/expert_flows.h"
+#include "sim/network/expert_flows.h"
 #include "sim/exec/job.h"
 
 namespace pipegrid::sim {

@@ -20,8 +20,14 @@ constexpr std::size_t kCutsInLine = 4;
 
 }  // namespace
 
-FailureWatch::FailureWatch(Job& job, std::map<std::string, std::vector<double>> link_up_dates)
-    : job_(job), link_up_dates_(std::move(link_up_dates)) {
+FailureWatch::FailureWatch(const JobPlan& plan, const GpuHosts& gpus, const JobRecord& record, Network& network,
+                           Transfers& transfers, std::map<std::string, std::vector<double>> link_up_dates)
+    : plan_(plan),
+      gpus_(gpus),
+      record_(record),
+      network_(network),
+      transfers_(transfers),
+      link_up_dates_(std::move(link_up_dates)) {
   static const bool connected = [] {
     sg4::Host::on_state_change_cb([](const sg4::Host& host) {
       if (current_watch && !host.is_on()) current_watch->host_turned_off(host);
@@ -35,7 +41,7 @@ FailureWatch::FailureWatch(Job& job, std::map<std::string, std::vector<double>> 
   current_watch = this;
   // Only links with a state profile go down; without one, no flow pays for the check (Network).
   if (!link_up_dates_.empty())
-    job.network.on_flow_failed([this](const FlowInfo& flow, const std::vector<int>& route) { flow_failed(flow, route); });
+    network_.on_flow_failed([this](const FlowInfo& flow, const std::vector<int>& route) { flow_failed(flow, route); });
 }
 
 FailureWatch::~FailureWatch() {
@@ -43,9 +49,9 @@ FailureWatch::~FailureWatch() {
 }
 
 std::string FailureWatch::op_text(int gpu) const {
-  const GpuAccount& account = job_.accounts[gpu];
+  const GpuAccount& account = record_.accounts[gpu];
   if (account.finished) return "finished";
-  const std::vector<Op>& program = job_.schedule.programs[job_.placement.coordinates(gpu).pp];
+  const std::vector<Op>& program = plan_.schedule.programs[plan_.placement.coordinates(gpu).pp];
   if (account.position >= program.size())
     return fmt::format("past its ops, in step {}'s gradient reduction or optimizer", account.step_ends.size());
   std::string text;
@@ -66,8 +72,8 @@ std::string FailureWatch::flow_text(const FlowInfo& flow) const {
 
 void FailureWatch::host_turned_off(const sg4::Host& host) {
   // SimGrid has killed the host's actors already; only a host of the job's GPUs ends it.
-  for (int g = 0; g < static_cast<int>(job_.hosts.size()); ++g)
-    if (job_.hosts[g] == &host) {
+  for (int g = 0; g < static_cast<int>(gpus_.hosts.size()); ++g)
+    if (gpus_.hosts[g] == &host) {
       fail(host.get_name(), "host", fmt::format("gpu{} {}", g, op_text(g)));
       return;
     }
@@ -75,7 +81,7 @@ void FailureWatch::host_turned_off(const sg4::Host& host) {
 
 sg4::Link* FailureWatch::down_link(const std::vector<int>& route) const {
   for (int index : route)
-    if (sg4::Link* link = job_.network.links()[index].link; !link->is_on()) return link;
+    if (sg4::Link* link = network_.links()[index].link; !link->is_on()) return link;
   return nullptr;
 }
 
@@ -86,7 +92,7 @@ void FailureWatch::flow_failed(const FlowInfo& flow, const std::vector<int>& rou
     if (failure_->resource == name && failure_->time == sg4::Engine::get_clock()) failure_->cut.push_back(flow_text(flow));
     return;
   }
-  if (job_.options.on_failure == OnFailure::Fail || !link) {
+  if (plan_.options.on_failure == OnFailure::Fail || !link) {
     fail(name, "link", flow_text(flow));
     return;
   }
@@ -98,7 +104,7 @@ void FailureWatch::flow_failed(const FlowInfo& flow, const std::vector<int>& rou
 // would end the run as a deadlock without applying the profile (EngineImpl::solve).
 void FailureWatch::resend_when_up(FlowInfo flow, std::vector<int> route) {
   const std::string name = fmt::format("resend-gpu{}-gpu{}-{}", flow.src_gpu, flow.dst_gpu, flow.tag);
-  sg4::Actor::create(name, job_.hosts[flow.src_gpu], [this, flow, route] {
+  sg4::Actor::create(name, gpus_.hosts[flow.src_gpu], [this, flow, route] {
     while (const sg4::Link* link = down_link(route)) {
       const auto dates = link_up_dates_.find(link->get_name());
       const double now = sg4::Engine::get_clock();
@@ -111,7 +117,7 @@ void FailureWatch::resend_when_up(FlowInfo flow, std::vector<int> route) {
       }
       sg4::this_actor::sleep_until(*up);
     }
-    job_.transfers.resend(flow);
+    transfers_.resend(flow);
   });
 }
 
@@ -126,11 +132,11 @@ void FailureWatch::fail(const std::string& resource, const std::string& kind, st
   f.never_back = never_back;
   f.cut.push_back(std::move(cut));
   f.gpus = nlohmann::json::array();
-  for (int g = 0; g < static_cast<int>(job_.hosts.size()); ++g) {
-    const GpuAccount& account = job_.accounts[g];
-    const GpuCoordinates& c = job_.placement.coordinates(g);
+  for (int g = 0; g < static_cast<int>(gpus_.hosts.size()); ++g) {
+    const GpuAccount& account = record_.accounts[g];
+    const GpuCoordinates& c = plan_.placement.coordinates(g);
     f.gpus.push_back({{"gpu", g},
-                      {"host", job_.hosts[g]->get_name()},
+                      {"host", gpus_.hosts[g]->get_name()},
                       {"tp", c.tp},
                       {"dp", c.dp},
                       {"pp", c.pp},
@@ -140,7 +146,7 @@ void FailureWatch::fail(const std::string& resource, const std::string& kind, st
   }
   // Nothing of the job outlives its failure: flows still on the wire end unheard, every actor dies
   // (the ones on a failed host are dead already).
-  job_.network.stop();
+  network_.stop();
   sg4::Actor::kill_all();
   // From an actor (a flow that started over a link that was down, a resend that found it never comes
   // back), that actor ends too.

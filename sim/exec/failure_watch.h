@@ -32,7 +32,8 @@ struct PlatformFailure {
 class FailureWatch {
  public:
   /// `link_up_dates`: per link with a state profile, the dates it turns on (for --on-failure wait).
-  FailureWatch(Job& job, std::map<std::string, std::vector<double>> link_up_dates);
+  FailureWatch(const JobPlan& plan, const GpuHosts& gpus, const JobRecord& record, Network& network,
+               Transfers& transfers, std::map<std::string, std::vector<double>> link_up_dates);
   ~FailureWatch();
   FailureWatch(const FailureWatch&) = delete;
   FailureWatch& operator=(const FailureWatch&) = delete;
@@ -51,7 +52,11 @@ class FailureWatch {
   std::string op_text(int gpu) const;
   std::string flow_text(const FlowInfo& flow) const;
 
-  Job& job_;
+  const JobPlan& plan_;
+  const GpuHosts& gpus_;
+  const JobRecord& record_;
+  Network& network_;
+  Transfers& transfers_;
   std::map<std::string, std::vector<double>> link_up_dates_;
   std::optional<PlatformFailure> failure_;
   std::map<std::string, double> link_down_since_;  // the last time each link went down

@@ -33,11 +33,11 @@ double covered(double from, double to, const std::vector<FlowSpan>& waited) {
 
 GpuRun::GpuRun(Job& job, std::vector<int> gpus)
     : job_(job),
-      rank_(job.placement.coordinates(gpus.front()).pp),
-      program_(job.schedule.programs[rank_]),
-      speed_(job.hosts[gpus.front()]->get_speed()) {
+      rank_(job.plan.placement.coordinates(gpus.front()).pp),
+      program_(job.plan.schedule.programs[rank_]),
+      speed_(job.gpus.hosts[gpus.front()]->get_speed()) {
   for (int gpu : gpus)
-    members_.push_back({gpu, job.placement.coordinates(gpu), &job.accounts[gpu], plan_gradient_reductions(job, gpu),
+    members_.push_back({gpu, job.plan.placement.coordinates(gpu), &job.record.accounts[gpu], plan_gradient_reductions(job.plan, gpu),
                         {}, {}, {}, {}, {}, {}});
   // The members launch their gradients at the same points, so one cursor walks all their plans.
   for (const Member& m : members_) {
@@ -48,20 +48,20 @@ GpuRun::GpuRun(Job& job, std::vector<int> gpus)
         }))
       throw std::logic_error("GpuRun: the members of a lockstep group plan different gradient reductions");
   }
-  if (job.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpus.front(), speed_);
+  if (job.plan.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpus.front(), speed_);
   // Post-validation's check comes back from the next rank before the first op that needs anything
   // from that rank (the zero-bubble runtime places it before the first compute that is not a chunk-0
   // forward): the last rank passes it on at once.
-  validation_point_ = rank_ + 1 == job.schedule.ranks ? 0 : program_.size();
+  validation_point_ = rank_ + 1 == job.plan.schedule.ranks ? 0 : program_.size();
   for (std::size_t pos = 0; pos < program_.size() && validation_point_ == program_.size(); ++pos)
     for (int i = 0; i < program_[pos].size(); ++i)
-      if (const auto in = input_of(job.schedule.layout, program_[pos][i]);
-          in && program_[pos][i].kind != Kind::W && job.schedule.rank_of(in->stage) == rank_ + 1)
+      if (const auto in = input_of(job.plan.schedule.layout, program_[pos][i]);
+          in && program_[pos][i].kind != Kind::W && job.plan.schedule.rank_of(in->stage) == rank_ + 1)
         validation_point_ = pos;
 }
 
 void GpuRun::run() {
-  for (step_ = 0; step_ < job_.options.steps; ++step_) {
+  for (step_ = 0; step_ < job_.plan.options.steps; ++step_) {
     run_program();
     wait_late_sends();
     finish_gradients();
@@ -81,7 +81,7 @@ void GpuRun::run() {
 
 // One step's program: its comm batches and compute ops, in order.
 void GpuRun::run_program() {
-  const auto& batches = job_.schedule.comms[rank_];
+  const auto& batches = job_.plan.schedule.comms[rank_];
   std::size_t b = 0;
   next_reduction_ = 0;
   for (std::size_t pos = 0; pos < program_.size(); ++pos) {
@@ -94,7 +94,7 @@ void GpuRun::run_program() {
         if (op[i].kind == Kind::F) wait_for_gathers(op[i].stage, /*first_only=*/true);
     receive_inputs(op);
     op_position_ = pos;
-    op_compute_total_ = job_.costs.flops(op) / speed_;
+    op_compute_total_ = job_.plan.costs.flops(op) / speed_;
     op_compute_done_ = 0;
     compute(pos, op);
     if (!members_.front().gathers.empty())
@@ -110,23 +110,23 @@ void GpuRun::run_program() {
 // for the last; under post-validation a rank waits only for the partial check of the rank before it
 // and passes its own on.
 void GpuRun::optimizer() {
-  const int p = job_.schedule.ranks;
+  const int p = job_.plan.schedule.ranks;
   const double start = waiting();
-  if (job_.options.optimizer_sync == OptimizerSync::AllReduce) {
+  if (job_.plan.options.optimizer_sync == OptimizerSync::AllReduce) {
     const Member& any = members_.front();
-    const int group = job_.options.sync_whole_job ? 0 : any.at.dp;
-    const int members = job_.options.sync_whole_job ? job_.placement.num_gpus() : job_.placement.sizes().tp * p;
-    const int first = job_.options.sync_whole_job ? 0 : job_.placement.gpu({0, any.at.dp, 0});
+    const int group = job_.plan.options.sync_whole_job ? 0 : any.at.dp;
+    const int members = job_.plan.options.sync_whole_job ? job_.plan.placement.num_gpus() : job_.plan.placement.sizes().tp * p;
+    const int first = job_.plan.options.sync_whole_job ? 0 : job_.plan.placement.gpu({0, any.at.dp, 0});
     std::vector<double> latencies;
     for (const Member& m : members_)
-      latencies.push_back(first == m.gpu ? 0 : job_.network.effective_latency(m.gpu, first));
-    job_.step_barrier.arrive_and_wait(group, members, step_, latencies);
-  } else if (job_.options.optimizer_sync == OptimizerSync::PostValidation && p > 1) {
+      latencies.push_back(first == m.gpu ? 0 : job_.network.routes().effective_latency(m.gpu, first));
+    job_.record.step_barrier.arrive_and_wait(group, members, step_, latencies);
+  } else if (job_.plan.options.optimizer_sync == OptimizerSync::PostValidation && p > 1) {
     if (rank_ > 0) validation_messages(rank_ - 1, false, /*send=*/false);
     if (rank_ + 1 < p) validation_messages(rank_ + 1, false, /*send=*/true);
   }
   for (Member& m : members_) m.account->sync_wait += sg4::Engine::get_clock() - start;
-  const auto& seconds = job_.options.optimizer_seconds;
+  const auto& seconds = job_.plan.options.optimizer_seconds;
   if (!seconds.empty() && seconds[rank_] > 0) {
     const double begin = sg4::Engine::get_clock();
     sg4::this_actor::sleep_for(seconds[rank_]);
@@ -141,8 +141,8 @@ void GpuRun::optimizer() {
 // needs the next rank: the full check of the previous step reaches it from the rank after it and goes
 // on to the one before.
 void GpuRun::validate_previous_step() {
-  const int p = job_.schedule.ranks;
-  if (job_.options.optimizer_sync != OptimizerSync::PostValidation || p < 2) return;
+  const int p = job_.plan.schedule.ranks;
+  if (job_.plan.options.optimizer_sync != OptimizerSync::PostValidation || p < 2) return;
   const double start = waiting();
   if (rank_ + 1 < p) validation_messages(rank_ + 1, true, /*send=*/false);
   if (rank_ > 0) validation_messages(rank_ - 1, true, /*send=*/true);

@@ -23,9 +23,9 @@ std::string_view kind_name(Kind kind) {
   return "?";
 }
 
-void trace_compute(Job& job, int gpu, const Op& op, double start, double end) {
+void trace_compute(TraceSink& trace, int gpu, const Op& op, double start, double end) {
   for (int i = 0; i < op.size(); ++i)
-    job.trace.write({gpu, Track::Compute, kind_name(op[i].kind), op[i].stage, op[i].microbatch, 0, -1, 0, start, end});
+    trace.write({gpu, Track::Compute, kind_name(op[i].kind), op[i].stage, op[i].microbatch, 0, -1, 0, start, end});
 }
 
 }  // namespace
@@ -40,8 +40,8 @@ double GpuRun::tp_allreduce_seconds(double bytes) {
 }
 
 std::vector<int> GpuRun::tp_group(const Member& m) const {
-  std::vector<int> group(job_.placement.sizes().tp);
-  for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.placement.gpu({t, m.at.dp, m.at.pp});
+  std::vector<int> group(job_.plan.placement.sizes().tp);
+  for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.plan.placement.gpu({t, m.at.dp, m.at.pp});
   return group;
 }
 
@@ -68,15 +68,15 @@ void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
     const double at = plan[next_reduction_].fraction * op_compute_total_ - op_compute_done_;
     if (at > left) break;
     set_computing(true);
-    if (at > 0) compute_at_peak(job_, lead, at);
+    if (at > 0) compute_at_peak(job_.gpus, lead, at);
     op_compute_done_ += std::max(at, 0.0);
     left -= std::max(at, 0.0);
     launch_next();
   }
   op_compute_done_ += left;
   set_computing(true);
-  if (job_.varying_speed[lead]) {
-    compute_at_peak(job_, lead, left);
+  if (job_.gpus.varying_speed[lead]) {
+    compute_at_peak(job_.gpus, lead, left);
     set_computing(false);
     if (comm_seconds > 0) sg4::this_actor::sleep_for(comm_seconds);
   } else if (left + comm_seconds > 0) {
@@ -87,11 +87,11 @@ void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
   const double computed = end - start - comm_seconds;
   for (Member& m : members_) {
     m.account->busy += computed;
-    trace_compute(job_, m.gpu, op, start, start + computed);
+    trace_compute(job_.trace, m.gpu, op, start, start + computed);
     if (comm_seconds > 0) {
       m.account->tp_exposed += comm_seconds;
       job_.trace.write({m.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1,
-                        job_.costs.tp_allreduce_bytes(op) * job_.costs.tp_allreduces(op), start + computed, end});
+                        job_.plan.costs.tp_allreduce_bytes(op) * job_.plan.costs.tp_allreduces(op), start + computed, end});
     }
   }
 }
@@ -104,17 +104,17 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
     moe_->run(pos, op);
     return;
   }
-  const double flops = job_.costs.flops(op);
-  const int allreduces = job_.placement.sizes().tp > 1 ? job_.costs.tp_allreduces(op) : 0;
-  const double bytes = job_.costs.tp_allreduce_bytes(op);
-  const CommFidelity fidelity = allreduces > 0 ? job_.options.tp_comm : CommFidelity::Off;
+  const double flops = job_.plan.costs.flops(op);
+  const int allreduces = job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_allreduces(op) : 0;
+  const double bytes = job_.plan.costs.tp_allreduce_bytes(op);
+  const CommFidelity fidelity = allreduces > 0 ? job_.plan.options.tp_comm : CommFidelity::Off;
   if (fidelity != CommFidelity::Flow) {
     const double comm_seconds = fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0;
     // Their interval is known when the wait ends; until then the links' fold keeps what it may need
     // from the op's start (less a µs for the clock's rounding of the wait). One hold for the actor's
     // members, in the slot of its first GPU.
     const int slot = members_.front().gpu;
-    if (comm_seconds > 0) job_.network.hold_analytic(slot, sg4::Engine::get_clock() - 1e-6);
+    if (comm_seconds > 0) job_.network.ledger().hold_analytic(slot, sg4::Engine::get_clock() - 1e-6);
     execute(op, flops, comm_seconds);
     // The all-reduces ran last, back to back: the links' report counts what their rings carried.
     const double end = sg4::Engine::get_clock();
@@ -123,7 +123,7 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
         if (!m.tp_hops) m.tp_hops = analytic_ring_hops(job_.network, tp_group(m), m.at.tp, RingPhases::AllReduce);
         account_analytic_hops(job_.network, *m.tp_hops, allreduces * bytes, end - comm_seconds, end);
       }
-      job_.network.release_analytic(slot);
+      job_.network.ledger().release_analytic(slot);
     }
     return;
   }
@@ -139,7 +139,7 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
                          },
                          (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k));
     const double end = sg4::Engine::get_clock();
-    me.account->tp_exposed += covered(start, end, job_.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
+    me.account->tp_exposed += covered(start, end, job_.record.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
     job_.trace.write({me.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1, bytes, start, end});
   }
 }

@@ -27,12 +27,12 @@ void GpuRun::launch_next() {
 // A reduction on the stream of its ring: flows round the ring, or its α-β time, traced as it runs.
 // Returns its stream and its number there.
 std::pair<std::size_t, std::size_t> GpuRun::launch(Member& m, const GradientReduction& r) {
-  if (job_.options.dp_comm == CommFidelity::Off) return {0, 0};
+  if (job_.plan.options.dp_comm == CommFidelity::Off) return {0, 0};
   const int gpu = m.gpu;
   while (m.streams.size() <= r.stream)
-    m.streams.push_back(std::make_shared<CommStream>(job_.transfers, gpu, job_.hosts[gpu],
+    m.streams.push_back(std::make_shared<CommStream>(job_.transfers, gpu, job_.gpus.hosts[gpu],
                                                      fmt::format("gpu{}-stream{}", gpu, m.streams.size())));
-  if (job_.options.dp_comm == CommFidelity::Analytic) {
+  if (job_.plan.options.dp_comm == CommFidelity::Analytic) {
     const auto [number, start, end] =
         m.streams[r.stream]->launch_timed(ring_allreduce_seconds(job_.network, r.group, r.bytes, r.phases));
     job_.trace.write({gpu, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, end});
@@ -46,14 +46,14 @@ std::pair<std::size_t, std::size_t> GpuRun::launch(Member& m, const GradientRedu
     // space apart (packed into the context argument the ring passes back).
     const std::uint64_t packed =
         (static_cast<std::uint64_t>(r.space) << 40) | step_context(static_cast<std::uint64_t>(training_step), r.context);
-    job.collectives.enter(gpu, {packed, r.kind, r.group, r.member});
+    job.record.collectives.enter(gpu, {packed, r.kind, r.group, r.member});
     ring_allreduce_flows(job.transfers, r.group, r.member, r.bytes, r.flow_kind,
                          [](std::uint64_t packed_context, std::uint64_t step) {
                            return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
                                                packed_context & ((std::uint64_t{1} << 40) - 1));
                          },
                          packed, r.phases);
-    job.collectives.leave(gpu, packed);
+    job.record.collectives.leave(gpu, packed);
     job.trace.write({gpu, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
   });
   return {r.stream, number};
@@ -66,7 +66,7 @@ std::pair<std::size_t, std::size_t> GpuRun::launch(Member& m, const GradientRedu
 // dispatches them; a stage's first forward waits for its first bucket, and its compute's end for
 // the others (the forward pre-hook of each bucket's layers, without cutting the op).
 void GpuRun::gather_parameters() {
-  if (!job_.options.distributed_optimizer || job_.options.dp_comm == CommFidelity::Off) return;
+  if (!job_.plan.options.distributed_optimizer || job_.plan.options.dp_comm == CommFidelity::Off) return;
   for (Member& m : members_)
     for (auto it = m.reductions.rbegin(); it != m.reductions.rend(); ++it) {
       const GradientReduction& r = *it;
@@ -79,7 +79,7 @@ void GpuRun::gather_parameters() {
       const auto [stream, number] = launch(m, gather);
       m.gathers.push_back({r.stage, stream, number});
     }
-  if (!job_.options.param_gather_overlap) wait_for_gathers(-1);
+  if (!job_.plan.options.param_gather_overlap) wait_for_gathers(-1);
 }
 
 // Waits for the parameter all-gathers of `stage` (-1: all of them), or only for its first.
@@ -104,8 +104,8 @@ void GpuRun::wait_for_gathers(int stage, bool first_only) {
 void GpuRun::add_dp_exposed(double start) {
   const double end = sg4::Engine::get_clock();
   for (Member& m : members_) {
-    const std::vector<FlowSpan> spans = job_.take_collective_spans(m.gpu, /*tensor_parallel=*/false);
-    m.account->dp_exposed += job_.options.dp_comm == CommFidelity::Flow ? covered(start, end, spans) : end - start;
+    const std::vector<FlowSpan> spans = job_.record.take_collective_spans(m.gpu, /*tensor_parallel=*/false);
+    m.account->dp_exposed += job_.plan.options.dp_comm == CommFidelity::Flow ? covered(start, end, spans) : end - start;
   }
 }
 

@@ -22,19 +22,18 @@ struct Message {
   FlowInfo flow;
 };
 
-Message message(const Job& job, const Result& result, int src, int dst, int step) {
+Message message(const JobPlan& plan, const Result& result, int src, int dst, int step) {
   const bool backward = result.flow == Flow::Backward;
-  FlowInfo flow{FlowKind::PipelineP2p, src, dst, job.costs.result_bytes(result.stage, backward), result.stage,
+  FlowInfo flow{FlowKind::PipelineP2p, src, dst, plan.costs.result_bytes(result.stage, backward), result.stage,
                 result.microbatch, backward};
-  return {MessageKey{dst, pipeline_tag(job.results(result), static_cast<std::uint64_t>(step))}, flow};
+  return {MessageKey{dst, pipeline_tag(plan.results(result), static_cast<std::uint64_t>(step))}, flow};
 }
 
 // The channel of the GPU's next message to `dst`: the n-th one goes on channel n mod K
 // (comm_timing.h numbers a pair's messages the same way).
-std::int64_t next_channel(Job& job, std::vector<SentTo>& sends_to, int dst) {
-  const int k = job.options.p2p_channels;
+std::int64_t next_channel(Transfers& transfers, int k, std::vector<SentTo>& sends_to, int dst) {
   auto it = std::find_if(sends_to.begin(), sends_to.end(), [dst](const auto& sent) { return sent.dst == dst; });
-  if (it == sends_to.end()) it = sends_to.insert(sends_to.end(), {dst, job.transfers.open_channels(k), 0});
+  if (it == sends_to.end()) it = sends_to.insert(sends_to.end(), {dst, transfers.open_channels(k), 0});
   return it->first_channel + it->sent++ % k;
 }
 
@@ -51,7 +50,7 @@ void GpuRun::wait_and_expose(const Waits& waits, double from) {
 // the op that reads them and, under rendezvous, its sends to the end of the step.
 void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
   Transfers& transfers = job_.transfers;
-  const bool rendezvous = job_.options.p2p == P2pMode::Rendezvous;
+  const bool rendezvous = job_.plan.options.p2p == P2pMode::Rendezvous;
   const bool now = batch.wait == CommWait::Now;
   std::vector<Waits>& waits = batch_waits_;  // per member, in its order
   waits.resize(members_.size());
@@ -59,22 +58,22 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
   for (std::size_t k = 0; k < members_.size(); ++k) {
     Member& m = members_[k];
     for (const CommAction& a : batch.actions) {
-      const Result r = *message_of(job_.schedule.layout, a);
+      const Result r = *message_of(job_.plan.schedule.layout, a);
       if (is_send(a.kind)) {
-        const Message msg = message(job_, r, m.gpu, gpu_of_rank(m, receiver_rank(job_.schedule, r)), step_);
+        const Message msg = message(job_.plan, r, m.gpu, gpu_of_rank(m, receiver_rank(job_.plan.schedule, r)), step_);
         transfers.post_send(msg.key, msg.flow, /*eager=*/!rendezvous, /*sender_waits=*/rendezvous,
-                            next_channel(job_, m.sends_to, msg.flow.dst_gpu));
+                            next_channel(job_.transfers, job_.plan.options.p2p_channels, m.sends_to, msg.flow.dst_gpu));
         if (rendezvous && now)
           waits[k].emplace_back(msg.key, true);
         else if (rendezvous)
           m.late_sends.push_back(msg.key);
       } else {
-        const Message msg = message(job_, r, gpu_of_rank(m, sender_rank(job_.schedule, r)), m.gpu, step_);
+        const Message msg = message(job_.plan, r, gpu_of_rank(m, sender_rank(job_.plan.schedule, r)), m.gpu, step_);
         transfers.post_receive(msg.key, msg.flow);
         if (now)
           waits[k].emplace_back(msg.key, false);
         else
-          m.unwaited_receives.emplace(job_.results(r), msg.key);
+          m.unwaited_receives.emplace(job_.plan.results(r), msg.key);
       }
     }
   }
@@ -101,9 +100,9 @@ void GpuRun::run_batch(std::size_t index, const CommBatch& batch) {
 // The receives the op reads that were posted to be waited at their use.
 void GpuRun::receive_inputs(const Op& op) {
   for (int i = 0; i < op.size(); ++i) {
-    const auto input = input_of(job_.schedule.layout, op[i]);
+    const auto input = input_of(job_.plan.schedule.layout, op[i]);
     if (!input) continue;
-    const std::size_t result = job_.results(*input);
+    const std::size_t result = job_.plan.results(*input);
     if (!members_.front().unwaited_receives.contains(result)) continue;
     Waits round;
     for (Member& m : members_) {

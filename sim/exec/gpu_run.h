@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/exec/collectives.h"
+#include "sim/network/collectives.h"
 #include "sim/exec/comm_stream.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job.h"
@@ -72,7 +72,7 @@ class GpuRun {
   void validate_previous_step();
   double waiting();
   // gpu_p2p.cc: messages between pipeline ranks.
-  int gpu_of_rank(const Member& m, int rank) const { return job_.placement.gpu({m.at.tp, m.at.dp, rank}); }
+  int gpu_of_rank(const Member& m, int rank) const { return job_.plan.placement.gpu({m.at.tp, m.at.dp, rank}); }
   void run_batch(std::size_t index, const CommBatch& batch);
   void receive_inputs(const Op& op);
   void wait_late_sends();

@@ -33,13 +33,13 @@ bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int fir
   return false;
 }
 
-std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu) {
-  const Schedule& s = job.schedule;
-  const GpuCoordinates at = job.placement.coordinates(gpu);
+std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int gpu) {
+  const Schedule& s = plan.schedule;
+  const GpuCoordinates at = plan.placement.coordinates(gpu);
   const auto& program = s.programs[at.pp];
-  const int dp = job.placement.sizes().dp;
+  const int dp = plan.placement.sizes().dp;
   const std::size_t end = program.size();
-  std::vector<GradientReduction> plan;
+  std::vector<GradientReduction> reductions;
 
   // Rings by the ranks holding a model stage: each one stream, numbered in order of first use.
   std::map<std::vector<int>, std::size_t> stream_of_ring;
@@ -57,7 +57,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
   for (int stage = 0; stage < s.num_stages(); ++stage) {
     if (s.rank_of(stage) != at.pp) continue;
     const bool rank0_chunk0 = s.layout.model_stage[stage] == bucketed_model_stage;
-    const double bytes = job.costs.stage(stage).gradient_bytes;
+    const double bytes = plan.costs.stage(stage).gradient_bytes;
     std::vector<int> ranks;
     for (int other = 0; other < s.num_stages(); ++other)
       if (s.layout.model_stage[other] == s.layout.model_stage[stage]) ranks.push_back(s.rank_of(other));
@@ -65,7 +65,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     std::vector<int> ring;
     for (int rank : ranks)
-      for (int d = 0; d < dp; ++d) ring.push_back(job.placement.gpu({at.tp, d, rank}));
+      for (int d = 0; d < dp; ++d) ring.push_back(plan.placement.gpu({at.tp, d, rank}));
     if (ring.size() < 2 || bytes <= 0) continue;
     const int member = static_cast<int>(std::find(ring.begin(), ring.end(), gpu) - ring.begin());
     const std::uint64_t model_stage = static_cast<std::uint64_t>(s.layout.model_stage[stage]);
@@ -76,13 +76,13 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
     if (ranks.size() > 1) stream_key.push_back(-1 - static_cast<int>(model_stage));
     GradientReduction r{"dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, model_stage << 12, ring, member,
                         bytes, end, 1, stream(stream_key)};
-    if (job.options.distributed_optimizer) {
+    if (plan.options.distributed_optimizer) {
       r.kind = "dp-reduce-scatter";
       r.phases = RingPhases::ReduceScatter;
     }
     r.stage = stage;
-    r.parameter_bytes = job.costs.stage(stage).parameter_bytes;
-    if (!job.options.grad_overlap) {
+    r.parameter_bytes = plan.costs.stage(stage).parameter_bytes;
+    if (!plan.options.grad_overlap) {
       // One all-reduce per ring of all its gradients on this rank, named by its first model stage.
       auto [it, added] = after_step.try_emplace(ranks, r);
       if (!added) {
@@ -94,7 +94,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
       continue;
     }
     r.position = last_backward(program, stage);
-    const double bucket = job.options.grad_bucket_bytes;
+    const double bucket = plan.options.grad_bucket_bytes;
     const int buckets = rank0_chunk0 && bucket > 0 ? static_cast<int>(std::ceil(bytes / bucket)) : 1;
     for (int b = 0; b < buckets; ++b) {
       GradientReduction part = r;
@@ -103,46 +103,46 @@ std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu)
       if (buckets == 1) part.bytes = bytes;
       part.parameter_bytes = r.parameter_bytes * part.bytes / bytes;
       part.fraction = buckets == 1 ? 1.0 : std::min(1.0, (b + 1) * bucket / bytes);
-      plan.push_back(part);
+      reductions.push_back(part);
     }
   }
-  for (auto& [ranks, r] : after_step) plan.push_back(r);
+  for (auto& [ranks, r] : after_step) reductions.push_back(r);
 
   // Routed experts: replicated only across expert-parallel groups, their gradients go round the
   // replicas holding the same experts (every ep-th one).
   double expert_bytes = 0, embedding_bytes = 0;
   for (int stage = 0; stage < s.num_stages(); ++stage)
     if (s.rank_of(stage) == at.pp) {
-      expert_bytes += job.costs.stage(stage).expert_gradient_bytes;
-      embedding_bytes += job.costs.stage(stage).embedding_gradient_bytes;
+      expert_bytes += plan.costs.stage(stage).expert_gradient_bytes;
+      embedding_bytes += plan.costs.stage(stage).embedding_gradient_bytes;
     }
-  const int ep = job.costs.routing().ep;
+  const int ep = plan.costs.routing().ep;
   if (expert_bytes > 0 && ep > 0) {
     std::vector<int> holders;
-    for (int d = at.dp % ep; d < dp; d += ep) holders.push_back(job.placement.gpu({at.tp, d, at.pp}));
+    for (int d = at.dp % ep; d < dp; d += ep) holders.push_back(plan.placement.gpu({at.tp, d, at.pp}));
     if (holders.size() >= 2)
-      plan.push_back({"expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, std::uint64_t{1} << 30, holders,
+      reductions.push_back({"expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, std::uint64_t{1} << 30, holders,
                       at.dp / ep, expert_bytes, end, 1, stream({-1'000'000})});
   }
   const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
   if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0) {
-    const bool embedding_first = embedding_goes_first(job.options.grad_sync_order, at, first);
-    plan.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
-                    {job.placement.gpu({at.tp, at.dp, first}), job.placement.gpu({at.tp, at.dp, last})},
+    const bool embedding_first = embedding_goes_first(plan.options.grad_sync_order, at, first);
+    reductions.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
+                    {plan.placement.gpu({at.tp, at.dp, first}), plan.placement.gpu({at.tp, at.dp, last})},
                     at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), !embedding_first});
     // The other way round, what is left of the data-parallel reduction at the step's end waits for
     // the embeddings (the buckets the backward already issued are on their way whatever the order).
     if (embedding_first)
-      for (GradientReduction& r : plan)
+      for (GradientReduction& r : reductions)
         if (r.position == end && r.flow_kind == FlowKind::DataAllReduce) r.after_grad_sync = true;
   }
   // Launch order: by readiness; at the step's end, what goes before the wait for the streams first.
-  std::stable_sort(plan.begin(), plan.end(), [](const GradientReduction& a, const GradientReduction& b) {
+  std::stable_sort(reductions.begin(), reductions.end(), [](const GradientReduction& a, const GradientReduction& b) {
     if (a.position != b.position) return a.position < b.position;
     if (a.fraction != b.fraction) return a.fraction < b.fraction;
     return !a.after_grad_sync && b.after_grad_sync;
   });
-  return plan;
+  return reductions;
 }
 
 }  // namespace pipegrid::sim

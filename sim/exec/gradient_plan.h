@@ -8,25 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/exec/collectives.h"
-#include "sim/exec/network.h"
+#include "sim/network/collectives.h"
+#include "sim/network/network.h"
+#include "sim/exec/exec_options.h"
 #include "sim/exec/placement.h"
 #include "sim/exec/tags.h"
 
 namespace pipegrid::sim {
 
-struct Job;
-
-/// The order in which a GPU issues its step-end gradient collectives, each waited for before the next
-/// (plan_gradient_reductions). Megatron's finalize_model_grads (megatron/core/distributed/finalize_model_grads.py)
-/// runs finish_grad_sync — the data-parallel reduction — then _allreduce_embedding_grads on every rank;
-/// the others exist to show what a different order does.
-enum class GradSyncOrder {
-  Megatron,        // data-parallel, then the tied embeddings, on every GPU
-  EmbeddingFirst,  // the tied embeddings first on every GPU: another global order
-  ByStage,         // the first stage's embeddings first, the last stage's data-parallel first: no cycle
-  Crossed,         // embeddings first where pp + dp is even: a cycle of waits with pp 2, dp 2
-};
+struct JobPlan;
 
 /// One collective over a ring of GPUs: a bucket of data-parallel gradients, the tied embeddings, …
 struct GradientReduction {
@@ -76,6 +66,6 @@ bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int fir
 ///    as a rank's NCCL collectives on one stream run in issue order. --grad-sync-order may put the
 ///    embeddings first: then the data-parallel reductions issued at the step's end (all of them
 ///    with --grad-overlap off) wait for them; buckets the backward has issued are not held back.
-std::vector<GradientReduction> plan_gradient_reductions(const Job& job, int gpu);
+std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int gpu);
 
 }  // namespace pipegrid::sim

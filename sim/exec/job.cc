@@ -20,22 +20,29 @@ void add_to_union(std::vector<FlowSpan>& spans, FlowSpan span) {
 
 }  // namespace
 
-Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts& costs_, ExecOptions options_,
-         std::vector<simgrid::s4u::Host*> hosts_, Network& network_, Transfers& transfers_, TraceWriter& trace_)
+JobPlan::JobPlan(const Schedule& schedule_, const Placement& placement_, const JobCosts& costs_,
+                 const ExecOptions& options_)
     : schedule(schedule_),
       placement(placement_),
       costs(costs_),
       options(options_),
-      hosts(std::move(hosts_)),
-      network(network_),
-      transfers(transfers_),
-      trace(trace_),
       results(schedule_.num_stages(), schedule_.microbatches),
-      accounts(placement_.num_gpus()),
-      varying_speed(placement_.num_gpus(), false),
-      collectives(placement_.num_gpus()),
-      collective_spans(2 * static_cast<std::size_t>(placement_.num_gpus())),
       backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B) {
+  for (const auto& program : schedule.programs)
+    for (const Op& op : program)
+      for (int i = 0; i < op.size(); ++i)
+        if (op[i].kind == Kind::I)
+          backward_kind[static_cast<std::size_t>(op[i].stage) * schedule.microbatches + op[i].microbatch] = Kind::I;
+}
+
+Action JobPlan::producer(const Result& r) const {
+  if (r.flow == Flow::Forward) return Action{r.stage, r.microbatch, Kind::F};
+  return Action{r.stage, r.microbatch,
+                backward_kind[static_cast<std::size_t>(r.stage) * schedule.microbatches + r.microbatch]};
+}
+
+JobRecord::JobRecord(int gpus, Network& network)
+    : accounts(gpus), collectives(gpus), collective_spans(2 * static_cast<std::size_t>(gpus)) {
   network.on_flow_end([this](const FlowInfo& flow, double start, double end) {
     if (flow.kind == FlowKind::PipelineP2p || flow.kind == FlowKind::ExpertAllToAll ||
         flow.kind == FlowKind::OptimizerCheck)
@@ -44,31 +51,19 @@ Job::Job(const Schedule& schedule_, const Placement& placement_, const JobCosts&
       if (gpu >= 0 && 2 * gpu + 1 < static_cast<int>(collective_spans.size()))
         add_to_union(collective_spans[2 * gpu + (flow.kind == FlowKind::TensorAllReduce)], {start, end});
   });
-  for (const auto& program : schedule.programs)
-    for (const Op& op : program)
-      for (int i = 0; i < op.size(); ++i)
-        if (op[i].kind == Kind::I)
-          backward_kind[static_cast<std::size_t>(op[i].stage) * schedule.microbatches + op[i].microbatch] = Kind::I;
 }
 
-std::vector<FlowSpan> Job::take_collective_spans(int gpu, bool tensor_parallel) {
+std::vector<FlowSpan> JobRecord::take_collective_spans(int gpu, bool tensor_parallel) {
   return std::exchange(collective_spans[2 * static_cast<std::size_t>(gpu) + tensor_parallel], {});
 }
 
-void compute_at_peak(const Job& job, int gpu, double seconds) {
+void compute_at_peak(const GpuHosts& gpus, int gpu, double seconds) {
   if (seconds <= 0) return;
-  // A wait costs one simcall and no CPU model; on a host of constant speed it ends when the exec
-  // would (flops / speed). README, "Performance", measures both.
-  if (!job.varying_speed[gpu])
+  // A wait costs one simcall and no CPU model; on a host of constant speed it ends when the exec would.
+  if (!gpus.varying_speed[gpu])
     simgrid::s4u::this_actor::sleep_for(seconds);
   else
-    simgrid::s4u::this_actor::execute(seconds * job.hosts[gpu]->get_speed());
-}
-
-Action Job::producer(const Result& r) const {
-  if (r.flow == Flow::Forward) return Action{r.stage, r.microbatch, Kind::F};
-  return Action{r.stage, r.microbatch,
-                backward_kind[static_cast<std::size_t>(r.stage) * schedule.microbatches + r.microbatch]};
+    simgrid::s4u::this_actor::execute(seconds * gpus.hosts[gpu]->get_speed());
 }
 
 }  // namespace pipegrid::sim

@@ -2,8 +2,8 @@
 // (network.h: LinkUsage). README, "Outputs", says what each column means.
 #pragma once
 
-#include "sim/exec/executor.h"
-#include "sim/exec/network.h"
+#include "sim/exec/simulation_io.h"
+#include "sim/network/network.h"
 
 namespace pipegrid::sim {
 

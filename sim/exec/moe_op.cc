@@ -19,16 +19,16 @@ struct MoeOp::Chunk {
 };
 
 MoeOp::MoeOp(Job& job, int gpu, double speed)
-    : job_(job), gpu_(gpu), account_(job.accounts[gpu]), speed_(speed), group_(job, gpu) {}
+    : job_(job), gpu_(gpu), account_(job.record.accounts[gpu]), speed_(speed), group_(job, gpu) {}
 
 bool MoeOp::applies(const Op& op) const {
   for (int i = 0; i < op.size(); ++i)
-    if (job_.costs.stage(op[i].stage).moe.moe_layers > 0) return true;
+    if (job_.plan.costs.stage(op[i].stage).moe.moe_layers > 0) return true;
   return false;
 }
 
 MoeOp::Chunk MoeOp::chunk_of(const Action& a) const {
-  const MoeWork& w = job_.costs.stage(a.stage).moe;
+  const MoeWork& w = job_.plan.costs.stage(a.stage).moe;
   // Which of F, I, W the action computes: B is I + W.
   const bool f = a.kind == Kind::F, i = a.kind == Kind::B || a.kind == Kind::I, wt = a.kind == Kind::B || a.kind == Kind::W;
   const auto part = [&](const double* flops) { return (f ? flops[0] : 0) + (i ? flops[1] : 0) + (wt ? flops[2] : 0); };
@@ -47,10 +47,10 @@ MoeOp::Chunk MoeOp::chunk_of(const Action& a) const {
 void MoeOp::compute(const Action& a, std::string_view phase, double seconds) {
   const double start = sg4::Engine::get_clock();
   account_.computing = true;
-  compute_at_peak(job_, gpu_, seconds);
+  compute_at_peak(job_.gpus, gpu_, seconds);
   account_.computing = false;
   // A speed profile stretches the compute; at constant speed it took `seconds` exactly.
-  if (job_.varying_speed[gpu_]) seconds = sg4::Engine::get_clock() - start;
+  if (job_.gpus.varying_speed[gpu_]) seconds = sg4::Engine::get_clock() - start;
   account_.busy += seconds;
   job_.trace.write({gpu_, Track::Compute, phase, a.stage, a.microbatch, 0, -1, 0, start, start + seconds});
 }
@@ -58,7 +58,7 @@ void MoeOp::compute(const Action& a, std::string_view phase, double seconds) {
 void MoeOp::communicate(const Action& a, std::string_view phase, ExpertGroup::Direction direction, double bytes,
                         std::size_t position, int tag_phase) {
   const double start = sg4::Engine::get_clock();
-  group_.all_to_all(direction, bytes, job_.costs.stage(a.stage).moe.tokens, position, tag_phase);
+  group_.all_to_all(direction, bytes, job_.plan.costs.stage(a.stage).moe.tokens, position, tag_phase);
   const double end = sg4::Engine::get_clock();
   account_.a2a_exposed += end - start;
   job_.trace.write({gpu_, Track::Comm, phase, a.stage, a.microbatch, 0, -1, 0, start, end});
@@ -86,7 +86,7 @@ void MoeOp::run_alone(std::size_t position, const Action& a) {
 
 void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
   const Chunk f = chunk_of(fa), b = chunk_of(ba);
-  const double slow = 1 / (1 - job_.options.comm_sm_fraction);
+  const double slow = 1 / (1 - job_.plan.options.comm_sm_fraction);
   using D = ExpertGroup::Direction;
   struct Slot {
     const Action* computing;
@@ -109,13 +109,13 @@ void MoeOp::run_pair(std::size_t position, const Action& fa, const Action& ba) {
     double seconds = slot.flops / speed_ * slow;
     // The computation runs as an activity of its own while this actor takes part in the all-to-all.
     sg4::ExecPtr work = seconds > 0 ? sg4::this_actor::exec_async(seconds * speed_) : nullptr;
-    group_.all_to_all(slot.direction, slot.bytes, job_.costs.stage(slot.communicating->stage).moe.tokens, position,
+    group_.all_to_all(slot.direction, slot.bytes, job_.plan.costs.stage(slot.communicating->stage).moe.tokens, position,
                       slot.tag_phase, /*computing_meanwhile=*/work != nullptr);
     const double comm_end = sg4::Engine::get_clock();
     if (work) work->wait();
     const double end = sg4::Engine::get_clock();
     // Under a speed profile the exec ends when the host's varying speed lets it.
-    const double compute_end = work && job_.varying_speed[gpu_] ? work->get_finish_time() : start + seconds;
+    const double compute_end = work && job_.gpus.varying_speed[gpu_] ? work->get_finish_time() : start + seconds;
     seconds = compute_end - start;
     account_.busy += seconds;
     const double exposed = std::max(0.0, comm_end - compute_end);
@@ -135,17 +135,17 @@ void MoeOp::run(std::size_t position, const Op& op) {
     const Action& a = op.first;
     const Action& b = *op.second;
     const bool both_moe =
-        job_.costs.stage(a.stage).moe.moe_layers > 0 && job_.costs.stage(b.stage).moe.moe_layers > 0;
+        job_.plan.costs.stage(a.stage).moe.moe_layers > 0 && job_.plan.costs.stage(b.stage).moe.moe_layers > 0;
     if (both_moe && (a.kind == Kind::F) != (b.kind == Kind::F)) {
       run_pair(position, a.kind == Kind::F ? a : b, a.kind == Kind::F ? b : a);
       return;
     }
   }
   for (int i = 0; i < op.size(); ++i) {
-    if (job_.costs.stage(op[i].stage).moe.moe_layers > 0) {
+    if (job_.plan.costs.stage(op[i].stage).moe.moe_layers > 0) {
       run_alone(position, op[i]);
     } else {  // a dense chunk in an op with an MoE one: its computation, in one piece
-      compute(op[i], std::string_view("dense"), job_.costs.flops(op[i]) / speed_);
+      compute(op[i], std::string_view("dense"), job_.plan.costs.flops(op[i]) / speed_);
     }
   }
 }

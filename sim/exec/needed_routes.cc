@@ -33,16 +33,16 @@ class Needs {
   std::set<std::pair<int, int>> seen_;
 };
 
-Needs collect(const SimulationInput& input, const Placement& placement);
+Needs collect(const SimulationInput& input);
 
 }  // namespace
 
-std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement) {
-  return collect(input, placement).routes_;
+std::vector<NeededRoute> needed_routes(const SimulationInput& input) {
+  return collect(input).routes_;
 }
 
-std::vector<NeededRoute> rail_routes(const SimulationInput& input, const Placement& placement) {
-  const Needs rings = collect(input, placement);
+std::vector<NeededRoute> rail_routes(const SimulationInput& input) {
+  const Needs rings = collect(input);
   std::map<int, std::vector<int>> gpus_of_node;
   for (int g = 0; g < static_cast<int>(input.platform_gpus.size()); ++g)
     gpus_of_node[input.platform_gpus[g].node].push_back(g);
@@ -85,7 +85,8 @@ std::vector<NeededRoute> rail_routes(const SimulationInput& input, const Placeme
 
 namespace {
 
-Needs collect(const SimulationInput& input, const Placement& placement) {
+Needs collect(const SimulationInput& input) {
+  const Placement& placement = input.placement;
   const Schedule& s = input.schedule;
   const ParallelSizes& sizes = placement.sizes();
   const JobCosts& costs = input.costs;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/exec/executor.h"
+#include "sim/exec/simulation_io.h"
 
 namespace pipegrid::sim {
 
@@ -21,7 +21,7 @@ struct NeededRoute {
 /// (each member to the next, as collectives.h runs them), then the all-to-alls' pairs (every pair, or
 /// with DeepEP's flows those expert_flows.h names). A collective the
 /// job does not run (fidelity off, one member, nothing to reduce) needs no route.
-std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Placement& placement);
+std::vector<NeededRoute> needed_routes(const SimulationInput& input);
 
 /// The further routes that collectives between nodes with one ring per rail may ask for (rails.h),
 /// each once: for every ring of needed_routes between nodes with two members or more on each (a ring
@@ -30,6 +30,6 @@ std::vector<NeededRoute> needed_routes(const SimulationInput& input, const Place
 /// and of the next node in the ring's order of nodes (how the rings per rail may go). When one is
 /// missing, collectives keep one path per hop (SimulationInput::rails) rather than the run being
 /// refused.
-std::vector<NeededRoute> rail_routes(const SimulationInput& input, const Placement& placement);
+std::vector<NeededRoute> rail_routes(const SimulationInput& input);
 
 }  // namespace pipegrid::sim

@@ -5,7 +5,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
-#include "sim/exec/kill_safe_wait.h"
+#include "sim/network/kill_safe_wait.h"
 
 namespace pipegrid::sim {
 

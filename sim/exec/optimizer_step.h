@@ -13,13 +13,9 @@
 #include <utility>
 #include <vector>
 
-namespace pipegrid::sim {
+#include "sim/exec/exec_options.h"
 
-enum class OptimizerSync {
-  AllReduce,       // Megatron's check: a barrier of the model-parallel group (the job, with the distributed optimizer)
-  PostValidation,  // the zero-bubble paper's chains of partial checks
-  None,            // no check: the pipeline alone (the contention-free engine's view)
-};
+namespace pipegrid::sim {
 
 /// The barrier of the all-reduce check: the members of a group wait for the last to arrive, then for a
 /// small all-reduce's latency, 2⌈log2 n⌉ hops of the slowest route to the group's first GPU (NCCL's

@@ -38,6 +38,8 @@ struct PlatformGpu {
 /// T·P·D platform GPUs.
 class Placement {
  public:
+  /// No job: no GPU.
+  Placement() = default;
   /// Throws InputError when the job needs more GPUs than the platform has, when the order is not a
   /// permutation of tp, dp, pp, or when a TP group spans nodes and that is not allowed.
   Placement(const ParallelSizes& sizes, const std::string& order, const std::vector<PlatformGpu>& gpus,
@@ -49,8 +51,8 @@ class Placement {
   const GpuCoordinates& coordinates(int gpu) const { return coordinates_[gpu]; }
 
  private:
-  ParallelSizes sizes_;
-  int strides_[3];  // of tp, dp, pp in the GPU index
+  ParallelSizes sizes_{0, 0, 0};
+  int strides_[3] = {0, 0, 0};  // of tp, dp, pp in the GPU index
   std::vector<GpuCoordinates> coordinates_;
 };
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u/Link.hpp>
 
-#include "sim/exec/collectives.h"
+#include "sim/network/collectives.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/exec/tp_lockstep.h"
 
@@ -22,19 +22,19 @@ bool alike(const sg4::Link* a, const sg4::Link* b) {
 
 // The analytic mirrors of RailFold::analytic_mirror_of, from the routes the job needs (`routes`:
 // needed_routes' first `needed` of them, then the rails' further ones).
-void find_analytic_mirrors(const SimulationInput& input, const Job& job, Network& network,
+void find_analytic_mirrors(const SimulationInput& input, Network& network,
                            const std::vector<NeededRoute>& routes, std::size_t needed, RailFold& fold) {
-  const Placement& placement = job.placement;
+  const Placement& placement = input.placement;
   const ParallelSizes& sizes = placement.sizes();
   fold.analytic_mirror_of.assign(network.links().size(), -1);
-  if (input.options.tp_comm != CommFidelity::Analytic || job.costs.routing().enabled()) return;
+  if (input.options.tp_comm != CommFidelity::Analytic || input.costs.routing().enabled()) return;
   // How many routes that carry something cross each link: the rails' further routes inside a TP
   // group (between members of one node, to find the rails) carry nothing.
   std::vector<int> crossings(network.links().size(), 0);
   for (std::size_t r = 0; r < routes.size(); ++r) {
     const NeededRoute& route = routes[r];
     if (r >= needed && fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) continue;
-    for (int link : network.route(route.src_gpu, route.dst_gpu)) {
+    for (int link : network.routes().route(route.src_gpu, route.dst_gpu)) {
       crossings.resize(std::max(crossings.size(), network.links().size()), 0);
       ++crossings[link];
     }
@@ -57,9 +57,9 @@ void find_analytic_mirrors(const SimulationInput& input, const Job& job, Network
         one_ring = !hops.split && hops.next.size() == 1 && hops.next[0] == group[(k + 1) % n];
       }
       if (!one_ring) continue;
-      const std::vector<int> hop0 = network.route(group[0], group[1]);
+      const std::vector<int> hop0 = network.routes().route(group[0], group[1]);
       for (int k = 1; k < n; ++k) {
-        const std::vector<int>& hop = network.route(group[k], group[(k + 1) % n]);
+        const std::vector<int>& hop = network.routes().route(group[k], group[(k + 1) % n]);
         if (hop.size() != hop0.size()) continue;
         bool mirrored = false;
         for (std::size_t i = 0; i < hop.size(); ++i)
@@ -74,13 +74,14 @@ void find_analytic_mirrors(const SimulationInput& input, const Job& job, Network
 
 }  // namespace
 
-std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job& job, std::string& why_not) {
-  const Placement& placement = job.placement;
+std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const JobPlan& plan, const GpuHosts& gpus,
+                                        std::string& why_not) {
+  const Placement& placement = plan.placement;
   const ParallelSizes& sizes = placement.sizes();
-  if (!job.options.rail_fold) return why_not = "--rail-fold off", std::nullopt;
+  if (!plan.options.rail_fold) return why_not = "--rail-fold off", std::nullopt;
   if (sizes.tp < 2) return why_not = "TP is 1: one rail", std::nullopt;
   if (input.time_varying_platform) return why_not = "the platform has a profile", std::nullopt;
-  for (const std::vector<int>& actor : rank_actors(job))
+  for (const std::vector<int>& actor : rank_actors(plan, gpus))
     if (static_cast<int>(actor.size()) != sizes.tp)
       return why_not = fmt::format("GPU {}'s TP group does not run in lockstep (tp_lockstep.h)", actor.front()),
              std::nullopt;
@@ -95,14 +96,13 @@ std::optional<RailFold> rail_fold_layout(const SimulationInput& input, const Job
   return fold;
 }
 
-bool rails_are_images(const SimulationInput& input, const Job& job, Network& network, RailFold& fold,
-                      std::string& why_not) {
-  const Placement& placement = job.placement;
+bool rails_are_images(const SimulationInput& input, Network& network, RailFold& fold, std::string& why_not) {
+  const Placement& placement = input.placement;
   const ParallelSizes& sizes = placement.sizes();
-  std::vector<NeededRoute> routes = needed_routes(input, placement);
+  std::vector<NeededRoute> routes = needed_routes(input);
   const std::size_t needed = routes.size();
-  if (network.rails()) {
-    std::vector<NeededRoute> more = rail_routes(input, placement);
+  if (network.routes().rails()) {
+    std::vector<NeededRoute> more = rail_routes(input);
     routes.insert(routes.end(), more.begin(), more.end());
   }
   // Per link: the rail whose flows cross it, and per rail the image of each of rail 0's links.
@@ -113,7 +113,7 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
   for (const NeededRoute& route : routes) {
     // Inside a TP group only the analytic all-reduces read routes (lockstep has no TP flows): no flow.
     if (fold.rail0_gpu[route.src_gpu] == fold.rail0_gpu[route.dst_gpu]) {
-      for (int link : network.route(route.src_gpu, route.dst_gpu)) {
+      for (int link : network.routes().route(route.src_gpu, route.dst_gpu)) {
         analytic.resize(std::max(analytic.size(), links.size()), 0);
         analytic[link] = 1;
       }
@@ -125,8 +125,8 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
                                    fold.rail_of_gpu[route.dst_gpu]),
              false;
     // Each route's links stay where they are while more routes are found (Network::route_entry).
-    const std::vector<int>& own = network.route(route.src_gpu, route.dst_gpu);
-    const std::vector<int>& rail0 = network.route(fold.rail0_gpu[route.src_gpu], fold.rail0_gpu[route.dst_gpu]);
+    const std::vector<int>& own = network.routes().route(route.src_gpu, route.dst_gpu);
+    const std::vector<int>& rail0 = network.routes().route(fold.rail0_gpu[route.src_gpu], fold.rail0_gpu[route.dst_gpu]);
     if (own.size() != rail0.size())
       return why_not = fmt::format("the route from GPU {} to GPU {} has {} links, its rail-0 image {}", route.src_gpu,
                                    route.dst_gpu, own.size(), rail0.size()),
@@ -161,7 +161,7 @@ bool rails_are_images(const SimulationInput& input, const Job& job, Network& net
         if (const int link0 = preimage[rail][link]; link0 != -1 && !analytic[link] && !analytic[link0])
           fold.mirror_of[link] = link0;
   }
-  find_analytic_mirrors(input, job, network, routes, needed, fold);
+  find_analytic_mirrors(input, network, routes, needed, fold);
   return true;
 }
 

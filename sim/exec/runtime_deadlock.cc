@@ -8,12 +8,12 @@ namespace pipegrid::sim {
 
 namespace {
 
-std::string host(const Job& job, int gpu) { return job.hosts[gpu]->get_name(); }
+std::string host(const GpuHosts& gpus, int gpu) { return gpus.hosts[gpu]->get_name(); }
 
-std::string what(const Job& job, const FlowInfo& flow) {
+std::string what(const JobPlan& plan, const FlowInfo& flow) {
   switch (flow.kind) {
     case FlowKind::PipelineP2p:
-      return to_string(job.producer(
+      return to_string(plan.producer(
           Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward}));
     case FlowKind::TensorAllReduce: return "its part of a tensor-parallel all-reduce";
     case FlowKind::DataAllReduce: return "its part of the data-parallel all-reduce";
@@ -26,8 +26,8 @@ std::string what(const Job& job, const FlowInfo& flow) {
 }
 
 // The awaited message as one word, for deadlock.json and the wait-for graph's labels.
-std::string action_of(const Job& job, const FlowInfo& flow) {
-  return flow.kind == FlowKind::PipelineP2p ? what(job, flow) : std::string(flow_kind_name(flow.kind));
+std::string action_of(const JobPlan& plan, const FlowInfo& flow) {
+  return flow.kind == FlowKind::PipelineP2p ? what(plan, flow) : std::string(flow_kind_name(flow.kind));
 }
 
 // A gradient collective in words (gradient_plan.h names them as the trace does).
@@ -40,51 +40,54 @@ std::string collective_name(std::string_view kind) {
   return fmt::format("the {}", kind);
 }
 
-RuntimeEdge message_edge(const Job& job, const BlockedOn& on) {
+RuntimeEdge message_edge(const JobPlan& plan, const GpuHosts& gpus, const BlockedOn& on) {
   // A rendezvous sender waits for its peer's receive; a receiver for its peer's send.
-  return {on.peer_gpu, on.sending ? WaitKind::PeerReceive : WaitKind::PeerSend, action_of(job, on.flow),
-          fmt::format("waits for {} to {} {}", host(job, on.peer_gpu), on.sending ? "receive" : "send",
-                      what(job, on.flow))};
+  return {on.peer_gpu, on.sending ? WaitKind::PeerReceive : WaitKind::PeerSend, action_of(plan, on.flow),
+          fmt::format("waits for {} to {} {}", host(gpus, on.peer_gpu), on.sending ? "receive" : "send",
+                      what(plan, on.flow))};
 }
 
-std::string op_at(const Job& job, const RuntimeWait& w) {
-  const int rank = job.placement.coordinates(w.gpu).pp;
-  if (w.batch) return to_string(job.schedule.comms[rank][*w.batch]);
-  const auto& program = job.schedule.programs[rank];
+std::string op_at(const JobPlan& plan, const RuntimeWait& w) {
+  const int rank = plan.placement.coordinates(w.gpu).pp;
+  if (w.batch) return to_string(plan.schedule.comms[rank][*w.batch]);
+  const auto& program = plan.schedule.programs[rank];
   return w.position < program.size() ? to_string(program[w.position]) : "the end of its step";
 }
 
 // What the GPU waits for: its compute's message first (where the GPU itself is stuck), then the
 // members that never entered a collective it is inside (NCCL's collective completes on no member
 // before every member has entered it), else a comm stream's message.
-std::vector<RuntimeEdge> edges_of(const Job& job, int gpu, std::string& blocked_at) {
+std::vector<RuntimeEdge> edges_of(const JobPlan& plan, const GpuHosts& gpus, const JobRecord& record,
+                                  const Transfers& transfers, int gpu, std::string& blocked_at) {
   std::vector<RuntimeEdge> edges;
-  if (const BlockedOn& on = job.transfers.compute_blocked_on(gpu); on.blocked) edges.push_back(message_edge(job, on));
-  for (const OpenCollective& c : job.collectives.open(gpu))
-    for (int member : job.collectives.missing(c)) {
+  if (const BlockedOn& on = transfers.compute_blocked_on(gpu); on.blocked) edges.push_back(message_edge(plan, gpus, on));
+  for (const OpenCollective& c : record.collectives.open(gpu))
+    for (int member : record.collectives.missing(c)) {
       if (edges.empty()) blocked_at = c.kind;
       edges.push_back({member, WaitKind::Collective, std::string(c.kind),
-                       fmt::format("waits for {} to enter {}", host(job, member), collective_name(c.kind))});
+                       fmt::format("waits for {} to enter {}", host(gpus, member), collective_name(c.kind))});
     }
-  if (const BlockedOn& on = job.transfers.blocked_on(gpu); edges.empty() && on.blocked)
-    edges.push_back(message_edge(job, on));
+  if (const BlockedOn& on = transfers.blocked_on(gpu); edges.empty() && on.blocked)
+    edges.push_back(message_edge(plan, gpus, on));
   return edges;
 }
 
 }  // namespace
 
-std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time) {
+std::optional<RuntimeDeadlock> find_runtime_deadlock(const JobPlan& plan, const GpuHosts& gpus,
+                                                     const JobRecord& record, const Transfers& transfers,
+                                                     double time) {
   RuntimeDeadlock deadlock;
   deadlock.time = time;
   std::map<int, std::size_t> index;  // blocked GPU → its place in `blocked`
-  for (int gpu = 0; gpu < static_cast<int>(job.accounts.size()); ++gpu) {
-    const GpuAccount& account = job.accounts[gpu];
+  for (int gpu = 0; gpu < static_cast<int>(record.accounts.size()); ++gpu) {
+    const GpuAccount& account = record.accounts[gpu];
     if (account.finished) continue;
-    RuntimeWait w{gpu, account.position, account.comm_batch, job.transfers.blocked_on(gpu), account.blocked_since,
+    RuntimeWait w{gpu, account.position, account.comm_batch, transfers.blocked_on(gpu), account.blocked_since,
                   {}, "", ""};
-    w.blocked_at = op_at(job, w);
-    w.edges = edges_of(job, gpu, w.blocked_at);
-    w.message = what(job, w.on.flow);
+    w.blocked_at = op_at(plan, w);
+    w.edges = edges_of(plan, gpus, record, transfers, gpu, w.blocked_at);
+    w.message = what(plan, w.on.flow);
     index[gpu] = deadlock.blocked.size();
     deadlock.blocked.push_back(std::move(w));
   }
@@ -93,7 +96,7 @@ std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time
 
   // A depth-first search over the waits, from the lowest GPU and each wait's first edge first: the
   // first wait that leads back to a GPU on the current path closes the cycle.
-  std::vector<int> state(job.accounts.size(), 0);  // 0 unseen, 1 on the path, 2 done
+  std::vector<int> state(record.accounts.size(), 0);  // 0 unseen, 1 on the path, 2 done
   std::vector<std::pair<int, std::size_t>> path;     // GPU, next edge to try
   std::vector<int> ring, ring_edges;
   for (const auto& [start, unused] : index) {
@@ -136,7 +139,7 @@ std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time
   // its step, they are an open chain (it will never send what is awaited).
   for (const RuntimeWait& w : deadlock.blocked) {
     if (w.edges.empty()) continue;
-    std::vector<bool> seen(job.accounts.size(), false);
+    std::vector<bool> seen(record.accounts.size(), false);
     int gpu = w.gpu;
     while (index.contains(gpu) && !seen[gpu] && !wait_of(gpu).edges.empty()) {
       seen[gpu] = true;
@@ -144,7 +147,7 @@ std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time
       deadlock.cycle_edge.push_back(0);
       gpu = wait_of(gpu).edges.front().to_gpu;
     }
-    deadlock.open = gpu >= 0 && job.accounts[gpu].finished;
+    deadlock.open = gpu >= 0 && record.accounts[gpu].finished;
     if (!deadlock.open) {
       deadlock.cycle.clear();
       deadlock.cycle_edge.clear();

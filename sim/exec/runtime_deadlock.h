@@ -41,14 +41,16 @@ struct RuntimeDeadlock {
 
   /// "deadlock at 3 s: node0-gpu0 waits for node0-gpu1 to receive 0F1, which waits for node0-gpu0 to
   /// receive 1B0", then one line per GPU of the cycle: where it is blocked; last "fix: <hint>".
-  std::string report(const Job& job) const;
+  std::string report(const JobPlan& plan, const GpuHosts& gpus) const;
   /// The first line's chain, without "deadlock at …: ".
-  std::string chain(const Job& job) const;
-  DeadlockHint hint(const Job& job) const;
-  nlohmann::json to_json(const Job& job) const;
+  std::string chain(const GpuHosts& gpus) const;
+  DeadlockHint hint(const JobPlan& plan, const GpuHosts& gpus) const;
+  nlohmann::json to_json(const JobPlan& plan, const GpuHosts& gpus) const;
 };
 
 /// nullopt when every GPU finished; otherwise the cycle of waits among the GPUs that did not.
-std::optional<RuntimeDeadlock> find_runtime_deadlock(const Job& job, double time);
+std::optional<RuntimeDeadlock> find_runtime_deadlock(const JobPlan& plan, const GpuHosts& gpus,
+                                                     const JobRecord& record, const Transfers& transfers,
+                                                     double time);
 
 }  // namespace pipegrid::sim

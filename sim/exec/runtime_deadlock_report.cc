@@ -11,70 +11,70 @@ namespace pipegrid::sim {
 
 namespace {
 
-std::string host(const Job& job, int gpu) { return job.hosts[gpu]->get_name(); }
+std::string host(const GpuHosts& gpus, int gpu) { return gpus.hosts[gpu]->get_name(); }
 
-std::string where(const Job& job, const RuntimeWait& w) {
-  const GpuCoordinates& c = job.placement.coordinates(w.gpu);
-  return fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}", host(job, w.gpu), c.tp, c.dp, c.pp, w.blocked_at);
+std::string where(const JobPlan& plan, const GpuHosts& gpus, const RuntimeWait& w) {
+  const GpuCoordinates& c = plan.placement.coordinates(w.gpu);
+  return fmt::format("\n  {} (tp {}, dp {}, pp {}) is blocked at {}", host(gpus, w.gpu), c.tp, c.dp, c.pp, w.blocked_at);
 }
 
 }  // namespace
 
-std::string RuntimeDeadlock::chain(const Job& job) const {
+std::string RuntimeDeadlock::chain(const GpuHosts& gpus) const {
   if (cycle.empty())
     return fmt::format("{} GPUs blocked, no cycle of waits between messages found", blocked.size());
   std::string text;
   for (std::size_t i = 0; i < cycle.size(); ++i)
-    text += fmt::format("{} {}", i == 0 ? host(job, cycle[i].gpu) : ", which",
+    text += fmt::format("{} {}", i == 0 ? host(gpus, cycle[i].gpu) : ", which",
                         cycle[i].edges[cycle_edge[i]].text);
-  if (open) text += fmt::format("; {} has finished its step", host(job, cycle.back().edges[cycle_edge.back()].to_gpu));
+  if (open) text += fmt::format("; {} has finished its step", host(gpus, cycle.back().edges[cycle_edge.back()].to_gpu));
   return text;
 }
 
-DeadlockHint RuntimeDeadlock::hint(const Job& job) const {
+DeadlockHint RuntimeDeadlock::hint(const JobPlan& plan, const GpuHosts& gpus) const {
   std::vector<WaitKind> waits;
   for (std::size_t i = 0; i < cycle.size(); ++i) waits.push_back(cycle[i].edges[cycle_edge[i]].kind);
   if (cycle.empty())
     for (const RuntimeWait& w : blocked)
       if (!w.edges.empty()) waits.push_back(w.edges.front().kind);
   DeadlockHint hint = deadlock_hint(waits, open);
-  if (hint.shape == DeadlockShape::CollectiveOrder && job.options.grad_sync_order != GradSyncOrder::Megatron)
+  if (hint.shape == DeadlockShape::CollectiveOrder && plan.options.grad_sync_order != GradSyncOrder::Megatron)
     hint.text += "; here: --grad-sync-order megatron";
   if (open) {
     const RuntimeEdge& last = cycle.back().edges[cycle_edge.back()];
-    hint.text += fmt::format("; here: {} (pp {}) ended its step without {}", host(job, last.to_gpu),
-                             job.placement.coordinates(last.to_gpu).pp, last.action);
+    hint.text += fmt::format("; here: {} (pp {}) ended its step without {}", host(gpus, last.to_gpu),
+                             plan.placement.coordinates(last.to_gpu).pp, last.action);
   }
   return hint;
 }
 
-std::string RuntimeDeadlock::report(const Job& job) const {
-  std::string text = fmt::format("deadlock at {} s: {}", format_number(time), chain(job));
+std::string RuntimeDeadlock::report(const JobPlan& plan, const GpuHosts& gpus) const {
+  std::string text = fmt::format("deadlock at {} s: {}", format_number(time), chain(gpus));
   if (cycle.empty()) {
     // Blocked without a wait the executor can name: on the optimizer's check, say. Where the first
     // few are says which.
     for (std::size_t i = 0; i < blocked.size() && i < 4; ++i)
-      text += where(job, blocked[i]) + (blocked[i].edges.empty() ? "" : ", " + blocked[i].edges.front().text);
+      text += where(plan, gpus, blocked[i]) + (blocked[i].edges.empty() ? "" : ", " + blocked[i].edges.front().text);
   } else {
-    for (const RuntimeWait& w : cycle) text += where(job, w);
+    for (const RuntimeWait& w : cycle) text += where(plan, gpus, w);
     if (blocked.size() > cycle.size()) text += fmt::format("\n  ({} GPUs blocked in all)", blocked.size());
   }
-  return text + "\nfix: " + hint(job).text;
+  return text + "\nfix: " + hint(plan, gpus).text;
 }
 
-nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
+nlohmann::json RuntimeDeadlock::to_json(const JobPlan& plan, const GpuHosts& gpus) const {
   const auto entry = [&](const RuntimeWait& w, std::size_t edge) {
-    const GpuCoordinates& c = job.placement.coordinates(w.gpu);
+    const GpuCoordinates& c = plan.placement.coordinates(w.gpu);
     nlohmann::json waits_for = nullptr;
     if (edge < w.edges.size()) {
       const RuntimeEdge& e = w.edges[edge];
-      waits_for = {{"rank", job.placement.coordinates(e.to_gpu).pp},
-                   {"gpu", host(job, e.to_gpu)},
+      waits_for = {{"rank", plan.placement.coordinates(e.to_gpu).pp},
+                   {"gpu", host(gpus, e.to_gpu)},
                    {"action", e.action},
                    {"what", wait_kind_name(e.kind)}};
     }
     return nlohmann::json{{"rank", c.pp},
-                          {"gpu", host(job, w.gpu)},
+                          {"gpu", host(gpus, w.gpu)},
                           {"tp", c.tp},
                           {"dp", c.dp},
                           {"pp", c.pp},
@@ -84,12 +84,12 @@ nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
                           {"waits_for", waits_for},
                           {"waiting_to", w.on.sending ? "send" : "receive"},
                           {"message", w.message},
-                          {"peer", w.on.peer_gpu >= 0 ? host(job, w.on.peer_gpu) : ""}};
+                          {"peer", w.on.peer_gpu >= 0 ? host(gpus, w.on.peer_gpu) : ""}};
   };
-  const DeadlockHint h = hint(job);
+  const DeadlockHint h = hint(plan, gpus);
   nlohmann::json json{{"engine", "executor"},
                       {"time", time},
-                      {"chain", chain(job)},
+                      {"chain", chain(gpus)},
                       {"cycle", nlohmann::json::array()},
                       {"open", open},
                       {"blocked", nlohmann::json::array()},
@@ -103,10 +103,10 @@ nlohmann::json RuntimeDeadlock::to_json(const Job& job) const {
   for (const RuntimeWait& w : blocked) {
     json["blocked"].push_back(entry(w, 0));
     for (const RuntimeEdge& e : w.edges) {
-      edges.insert({job.placement.coordinates(w.gpu).pp, job.placement.coordinates(e.to_gpu).pp, e.action});
+      edges.insert({plan.placement.coordinates(w.gpu).pp, plan.placement.coordinates(e.to_gpu).pp, e.action});
       if (gpu_edges.insert({w.gpu, e.to_gpu, e.action}).second)
         json["wait_for"]["gpu_edges"].push_back(
-            {{"from", host(job, w.gpu)}, {"to", host(job, e.to_gpu)}, {"label", e.action}});
+            {{"from", host(gpus, w.gpu)}, {"to", host(gpus, e.to_gpu)}, {"label", e.action}});
     }
   }
   for (const auto& [from, to, label] : edges)

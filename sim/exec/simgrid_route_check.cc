@@ -24,16 +24,15 @@ bool routed(const simgrid::s4u::Engine& engine, const std::string& src, const st
 
 }  // namespace
 
-bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const SimulationInput& input,
-                             const Placement& placement) {
-  for (const NeededRoute& need : needed_routes(input, placement)) {
+bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const SimulationInput& input) {
+  for (const NeededRoute& need : needed_routes(input)) {
     const std::string& src = input.platform_gpus[need.src_gpu].host;
     const std::string& dst = input.platform_gpus[need.dst_gpu].host;
     if (!routed(engine, src, dst))
       throw InputError(fmt::format("{}: no route from {} to {}, which {} need", input.platform_file, src, dst, need.why));
   }
   if (!input.rails) return false;
-  for (const NeededRoute& need : rail_routes(input, placement))
+  for (const NeededRoute& need : rail_routes(input))
     if (!routed(engine, input.platform_gpus[need.src_gpu].host, input.platform_gpus[need.dst_gpu].host)) return false;
   return true;
 }

@@ -8,8 +8,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include "sim/exec/executor.h"
-#include "sim/exec/placement.h"
+#include "sim/exec/simulation_io.h"
 
 namespace pipegrid::sim {
 
@@ -17,6 +16,6 @@ namespace pipegrid::sim {
 /// (needed_routes.h) that SimGrid cannot give; returns whether input.rails holds and every route the
 /// rails may use (rail_routes) exists, what SimulationInput::rails then is. Call after
 /// seal_platform().
-bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const SimulationInput& input, const Placement& placement);
+bool check_routes_in_simgrid(const simgrid::s4u::Engine& engine, const SimulationInput& input);
 
 }  // namespace pipegrid::sim

@@ -59,12 +59,12 @@ std::vector<std::string> fixed_folders(const std::string& dir) {
 // A pitfall's directory (`pipegrid pitfalls NAME --out DIR`): broken/ and fixed/ (or fixed-NAME/, one
 // per fix), each a run's output with lesson.json.
 std::string pitfall_page(const RunFiles& top, const std::vector<std::string>& fixed_names) {
-  const RunFiles broken = read_run_files(top.path("broken"));
+  const RunFiles broken = read_run_files(top.folder("broken"));
   std::vector<std::pair<std::string, RunFiles>> fixed;
-  for (const std::string& name : fixed_names) fixed.emplace_back(name, read_run_files(top.path(name)));
+  for (const std::string& name : fixed_names) fixed.emplace_back(name, read_run_files(top.folder(name)));
   const bool any_fixed = std::any_of(fixed.begin(), fixed.end(), [](const auto& f) { return !f.second.empty(); });
   if (top.empty() && broken.empty() && !any_fixed)
-    throw InputError(fmt::format("{}: broken/ and fixed/ hold none of {}", top.dir, kReportFiles));
+    throw InputError(fmt::format("{}: broken/ and fixed/ hold none of {}", top.dir, output::report_file_names()));
   auto lesson = top.lesson ? top.lesson : broken.lesson;
   for (const auto& f : fixed)
     if (!lesson) lesson = f.second.lesson;
@@ -96,10 +96,10 @@ std::string pitfall_page(const RunFiles& top, const std::vector<std::string>& fi
 std::string report_html(const std::string& dir) {
   const RunFiles files = read_run_files(dir);
   std::error_code error;
-  if (fs::is_directory(files.path("broken"), error))
+  if (fs::is_directory(files.folder("broken"), error))
     if (const std::vector<std::string> fixed = fixed_folders(files.dir); !fixed.empty())
       return pitfall_page(files, fixed);
-  if (files.empty()) throw InputError(fmt::format("{}: holds none of {}", files.dir, kReportFiles));
+  if (files.empty()) throw InputError(fmt::format("{}: holds none of {}", files.dir, output::report_file_names()));
   return run_page(files);
 }
 
@@ -107,7 +107,7 @@ std::string write_report(const std::string& dir) {
   const std::string page = report_html(dir);
   std::string path = dir;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
-  path += "/report.html";
+  path = output::output_path(path, output::OutputFile::ReportHtml);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << page;
   out.close();

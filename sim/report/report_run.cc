@@ -23,7 +23,7 @@ namespace {
 
 std::optional<DeadlockView> read_view(const RunFiles& files) {
   if (!files.deadlock) return std::nullopt;
-  const std::string name = files.path("deadlock.json");
+  const std::string name = files.path(output::OutputFile::Deadlock);
   try {
     return read_deadlock(*files.deadlock);
   } catch (const nlohmann::json::exception& e) {
@@ -54,7 +54,7 @@ RunReport run_report(const RunFiles& files, int level, std::string_view id) {
   const std::optional<DeadlockView> deadlock = read_view(files);
   std::optional<TraceChart> chart;
   if (files.trace) {
-    chart = read_trace_chart(files.path("trace.csv"), files.path("trace.csv"));
+    chart = read_trace_chart(files.path(output::OutputFile::TraceCsv), files.path(output::OutputFile::TraceCsv));
     add_missing_rows(*chart, pipeline_ranks(files, deadlock));
   }
   r.title = run_title(files);
@@ -80,14 +80,11 @@ RunReport run_report(const RunFiles& files, int level, std::string_view id) {
   if (files.summary)
     if (const std::string table = ranks_table_html(*files.summary); !table.empty())
       r.body += section_html(level, "Per pipeline rank", table);
-  if (files.links) r.body += section_html(level, "Busiest links", links_html(files.path("links.csv"), files.path("links.csv")));
+  if (files.links) r.body += section_html(level, "Busiest links", links_html(files.path(output::OutputFile::Links), files.path(output::OutputFile::Links)));
   const std::string inputs = inputs_html(files);
   if (!inputs.empty()) r.body += section_html(level, "Inputs", inputs);
-  for (const auto& [present, name] : {std::pair{files.summary.has_value(), "summary.json"}, {files.trace, "trace.csv"},
-                                      {files.deadlock.has_value(), "deadlock.json"}, {files.links, "links.csv"},
-                                      {files.experiment.has_value(), "experiment.toml"},
-                                      {files.lesson.has_value(), "lesson.json"}})
-    if (present) r.files.emplace_back(name);
+  for (const output::OutputFileSpec& file : output::output_files())
+    if (file.report_reads && files.has(file.id)) r.files.emplace_back(file.name);
   return r;
 }
 

@@ -51,13 +51,26 @@ RunFiles read_run_files(const std::string& dir) {
   std::error_code error;
   if (!fs::exists(files.dir, error)) throw InputError(fmt::format("{}: no such directory", dir));
   if (!fs::is_directory(files.dir, error)) throw InputError(fmt::format("{}: not a directory", dir));
-  files.summary = read_json(files.path("summary.json"));
-  files.deadlock = read_json(files.path("deadlock.json"));
-  files.lesson = read_json(files.path("lesson.json"));
-  if (present(files.path("experiment.toml"), 1u << 20)) files.experiment = slurp(files.path("experiment.toml"));
-  files.trace = present(files.path("trace.csv"), 0);
-  files.links = present(files.path("links.csv"), 0);
+  using output::OutputFile;
+  files.summary = read_json(files.path(OutputFile::Summary));
+  files.deadlock = read_json(files.path(OutputFile::Deadlock));
+  files.lesson = read_json(files.path(OutputFile::Lesson));
+  if (present(files.path(OutputFile::Experiment), 1u << 20)) files.experiment = slurp(files.path(OutputFile::Experiment));
+  files.trace = present(files.path(OutputFile::TraceCsv), 0);
+  files.links = present(files.path(OutputFile::Links), 0);
   return files;
+}
+
+bool RunFiles::has(output::OutputFile file) const {
+  switch (file) {
+    case output::OutputFile::Summary: return summary.has_value();
+    case output::OutputFile::TraceCsv: return trace;
+    case output::OutputFile::Deadlock: return deadlock.has_value();
+    case output::OutputFile::Links: return links;
+    case output::OutputFile::Experiment: return experiment.has_value();
+    case output::OutputFile::Lesson: return lesson.has_value();
+    default: return false;
+  }
 }
 
 }  // namespace pipegrid::report

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "sim/output/output_files.h"
+
 namespace pipegrid::report {
 
 struct RunFiles {
@@ -18,12 +20,12 @@ struct RunFiles {
   bool trace = false;                       // trace.csv
   bool links = false;                       // links.csv
 
-  std::string path(const std::string& name) const { return dir + "/" + name; }
+  std::string path(output::OutputFile file) const { return output::output_path(dir, file); }
+  std::string folder(const std::string& name) const { return dir + "/" + name; }  // a pitfall's broken/, fixed/
+  /// Whether it holds `file`, one of those the report reads (OutputFileSpec::report_reads).
+  bool has(output::OutputFile file) const;
   bool empty() const { return !summary && !deadlock && !lesson && !experiment && !trace && !links; }
 };
-
-/// The file names a report reads, for the message that says a directory holds none of them.
-inline constexpr const char* kReportFiles = "summary.json, trace.csv, deadlock.json, links.csv, experiment.toml, lesson.json";
 
 /// Reads what `dir` holds. InputError when `dir` does not exist or is not a directory, or one of its files is not a
 /// regular file, is larger than the report reads (JSON 64 MiB, TOML 1 MiB) or is not valid JSON.

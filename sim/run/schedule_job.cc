@@ -9,6 +9,7 @@
 #include "schedules/generators.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
+#include "sim/output/schedule_files.h"
 #include "sim/run/comm_options.h"
 #include "sim/run/limits.h"
 #include "sim/run/schedule_report.h"
@@ -52,7 +53,8 @@ ScheduleOutcome deadlocked(const Request& request, const Deadlock& deadlock, std
   ScheduleOutcome outcome;
   outcome.deadlock = std::move(report);
   if (!request.out.empty())
-    write_deadlock_outputs(request.out, schedule, partial, messages, deadlock_json(deadlock, schedule, partial));
+    output::write_schedule_deadlock_files(request.out, deadlock_json(deadlock, schedule, partial), schedule, partial,
+                                          messages);
   return outcome;
 }
 
@@ -87,7 +89,10 @@ ScheduleOutcome check_and_time(Schedule schedule, const Request& request, const 
                       run.timing, run.messages);
   ScheduleOutcome outcome;
   outcome.runs.push_back(std::move(run));
-  if (!request.out.empty()) write_schedule_outputs(request.out, outcome.runs.front());
+  if (!request.out.empty()) {
+    const ScheduleRun& timed = outcome.runs.front();
+    output::write_schedule_files(request.out, to_json(timed), timed.schedule, timed.timing, timed.messages);
+  }
   return outcome;
 }
 

@@ -1,24 +1,12 @@
 #include "sim/run/schedule_report.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fmt/format.h>
-#include <fstream>
 
-#include "common/input_error.h"
 #include "common/version.h"
-#include "schedules/schedule_csv.h"
-#include "sim/run/schedule_trace.h"
 
 namespace pipegrid::run {
 
 namespace {
-
-void make_directory(const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", dir, error.message()));
-}
 
 nlohmann::json times_json(const ActionTimes& t) {
   return {{"f", t.f}, {"b", t.b}, {"w", t.w}, {"i", t.i()}, {"fb", t.pair()}};
@@ -71,23 +59,6 @@ nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const Actio
     rows.push_back(std::move(row));
   }
   return {{"times_per_rank_stage", times_json(per_rank_stage)}, {"schedules", std::move(rows)}, {"skipped", skipped}};
-}
-
-void write_schedule_outputs(const std::string& dir, const ScheduleRun& run) {
-  make_directory(dir);
-  std::ofstream(dir + "/summary.json") << to_json(run).dump(2) << '\n';
-  std::ofstream csv(dir + "/schedule.csv");
-  write_schedule_csv(csv, run.schedule);
-  write_schedule_trace(dir + "/trace.csv", run.schedule, run.timing, run.messages);
-}
-
-void write_deadlock_outputs(const std::string& dir, const Schedule& schedule, const Timing& partial,
-                            const std::vector<MessageSpan>& messages, const nlohmann::json& deadlock) {
-  make_directory(dir);
-  std::ofstream(dir + "/deadlock.json") << deadlock.dump(2) << '\n';
-  std::ofstream csv(dir + "/schedule.csv");
-  write_schedule_csv(csv, schedule);
-  write_schedule_trace(dir + "/trace.csv", schedule, partial, messages);
 }
 
 }  // namespace pipegrid::run

@@ -1,5 +1,5 @@
-// What `pipegrid schedule` and `pipegrid check` report about a timed schedule, as JSON (their
-// --format json and their --out DIR/summary.json) and as files.
+// What `pipegrid schedule` and `pipegrid check` report about a timed schedule, as JSON: their
+// --format json and their summary.json (sim/output/schedule_files.h writes the files).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -23,14 +23,5 @@ nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const Actio
 double peak_in_rank_shares(const ScheduleRun& run);
 /// Parameters per rank relative to an even split of the model over the ranks (2 for DualPipe's copies).
 double parameters_share(const Schedule& schedule);
-
-/// DIR/summary.json (to_json), DIR/schedule.csv (the programs) and DIR/trace.csv (schedule_trace.h;
-/// needs the run's spans); InputError when DIR cannot be made.
-void write_schedule_outputs(const std::string& dir, const ScheduleRun& run);
-
-/// A deadlocked run's files: DIR/deadlock.json (static_deadlock.h), DIR/trace.csv of what ran before
-/// it (`partial`, with spans) and DIR/schedule.csv (the programs). No summary.json: nothing finished.
-void write_deadlock_outputs(const std::string& dir, const Schedule& schedule, const Timing& partial,
-                            const std::vector<MessageSpan>& messages, const nlohmann::json& deadlock);
 
 }  // namespace pipegrid::run

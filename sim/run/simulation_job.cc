@@ -1,11 +1,13 @@
 #include "sim/run/simulation_job.h"
 
 #include <fmt/format.h>
-#include <fstream>
 
 #include "common/version.h"
 #include "schedules/deadlock.h"
-#include "sim/exec/report.h"
+#include "sim/exec/executor.h"
+#include "sim/output/run_folder.h"
+#include "sim/output/simulation_files.h"
+#include "sim/output/summary.h"
 #include "sim/model/iteration_flops.h"
 #include "sim/run/memory_report.h"
 
@@ -35,33 +37,51 @@ nlohmann::json model_metrics(const ResolvedRun& run, double step) {
 SimulationOutcome run_simulation(const input::OptionValues& values) {
   SimulationOutcome outcome;
   outcome.run = resolve_simulation(values);
-  const ResolvedRun& run = outcome.run;
+  ResolvedRun& run = outcome.run;
   if (run.compute_deadlock) {
     outcome.deadlock = run.compute_deadlock;
     return outcome;
   }
+  const std::string& dir = run.out_dir;
+  std::optional<output::TraceWriter> trace;
+  if (!dir.empty()) {
+    trace.emplace(dir, output::traced_gpus(run.input.platform_gpus, run.input.placement), run.trace,
+                  output::stage_labels(run.input.schedule), run.trace_json);
+    run.input.trace = &*trace;
+  }
   outcome.result = sim::simulate(run.input);
-  if (outcome.result.failure_report) {
-    outcome.failure = *outcome.result.failure_report +
-                      (run.input.out_dir.empty() ? "" : fmt::format("; wrote {}/failure.json", run.input.out_dir));
+  run.input.trace = nullptr;
+  if (trace) {
+    trace->close();
+    outcome.written = trace->files();
+  }
+  if (const auto& failure = outcome.result.failure) {
+    outcome.failure = failure->line;
+    if (!dir.empty()) {
+      output::write_json(dir, output::OutputFile::Failure, failure->file);
+      *outcome.failure += "; wrote " + output::output_path(dir, output::OutputFile::Failure);
+    }
     return outcome;
   }
-  if (outcome.result.deadlock_report) {
-    outcome.deadlock = outcome.result.deadlock_report;
-    outcome.wrote_deadlock_json = !run.input.out_dir.empty();
+  if (const auto& deadlock = outcome.result.deadlock) {
+    outcome.deadlock = deadlock->line;
+    if (!dir.empty()) {
+      output::write_json(dir, output::OutputFile::Deadlock, deadlock->file);
+      outcome.written.push_back(output::OutputFile::Deadlock);
+    }
     return outcome;
   }
   nlohmann::json& summary = outcome.summary;
-  summary =
-      sim::summary_json(outcome.result, run.input.schedule, run.echo, model_metrics(run, outcome.result.steady_step()));
+  summary = output::summary_json(outcome.result, run.input.schedule, run.echo,
+                                 model_metrics(run, outcome.result.steady_step()));
   summary["memory"] = memory_json(run);
   if (!run.compute_breakdown.is_null()) summary["compute_breakdown"] = run.compute_breakdown;
   summary["version"] = kPipegridVersion;
-  if (!run.input.out_dir.empty()) {
-    std::ofstream(run.input.out_dir + "/summary.json") << summary.dump(2) << '\n';
-    sim::write_links_csv(run.input.out_dir + "/links.csv", outcome.result);
-    if (run.input.link_timeline)
-      sim::write_links_timeline_csv(run.input.out_dir + "/links_timeline.csv", outcome.result);
+  if (!dir.empty()) {
+    std::vector<output::OutputFile> files = output::write_simulation_files(dir, summary, outcome.result, run.input.link_timeline);
+    files.insert(files.end(), outcome.written.begin(), outcome.written.end());
+    if (run.platform_generated) files.push_back(output::OutputFile::PlatformXml);
+    outcome.written = std::move(files);
   }
   return outcome;
 }

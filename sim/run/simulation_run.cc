@@ -17,6 +17,7 @@
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
 #include "sim/exec/needed_routes.h"
+#include "sim/output/run_folder.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_xml.h"
 #include "sim/platform/profile_check.h"
@@ -133,14 +134,14 @@ void check_durations(const sim::JobCosts& costs, const Schedule& schedule, const
 // them, the rings keep one path per hop. Where the file's own routes say it all (one kind of zone of
 // declared routes), they are checked here, before SimGrid starts; otherwise (clusters, zone routes)
 // the executor asks SimGrid itself once the platform is loaded (simgrid_route_check.h).
-void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in, const sim::Placement& placement) {
+void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in) {
   in.routes_checked = facts.routes_declared;
   if (!facts.routes_declared) {
     // SimGrid dies (xbt_die, no exception) on any route from or to a host of a zone routed None.
     const auto in_none_zone = [&](const std::string& host) {
       return facts.zones[facts.zone_of_netpoint.at(host)].routing == "None";
     };
-    for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
+    for (const sim::NeededRoute& need : sim::needed_routes(in)) {
       const std::string& src = in.platform_gpus[need.src_gpu].host;
       const std::string& dst = in.platform_gpus[need.dst_gpu].host;
       if (src != dst && (in_none_zone(src) || in_none_zone(dst)))
@@ -153,13 +154,13 @@ void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in
     return;
   }
   platform::RouteReach reach(facts);
-  for (const sim::NeededRoute& need : sim::needed_routes(in, placement)) {
+  for (const sim::NeededRoute& need : sim::needed_routes(in)) {
     const std::string& src = in.platform_gpus[need.src_gpu].host;
     const std::string& dst = in.platform_gpus[need.dst_gpu].host;
     if (!reach.routed(src, dst))
       throw InputError(fmt::format("{}: no route from {} to {}, which {} need", facts.path, src, dst, need.why));
   }
-  const std::vector<sim::NeededRoute> rail_routes = sim::rail_routes(in, placement);
+  const std::vector<sim::NeededRoute> rail_routes = sim::rail_routes(in);
   in.rails = std::all_of(rail_routes.begin(), rail_routes.end(), [&](const sim::NeededRoute& need) {
     return reach.routed(in.platform_gpus[need.src_gpu].host, in.platform_gpus[need.dst_gpu].host);
   });
@@ -270,13 +271,13 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
                                                           {"none", sim::OptimizerSync::None}});
   in.link_window = v.number("link-window");
   in.link_timeline = v.flag("link-timeline");
-  in.trace = choose<sim::TraceScope>(
+  run.trace = choose<output::TraceScope>(
       "--trace", v.text("trace"),
-      {{"auto", sim::TraceScope::Auto}, {"all", sim::TraceScope::All}, {"pipeline", sim::TraceScope::Pipeline},
-       {"off", sim::TraceScope::Off}});
-  in.trace_json = choose<sim::TraceJson>(
+      {{"auto", output::TraceScope::Auto}, {"all", output::TraceScope::All}, {"pipeline", output::TraceScope::Pipeline},
+       {"off", output::TraceScope::Off}});
+  run.trace_json = choose<output::TraceJson>(
       "--trace-json", v.text("trace-json"),
-      {{"auto", sim::TraceJson::Auto}, {"gzip", sim::TraceJson::Gzip}, {"plain", sim::TraceJson::Plain}});
+      {{"auto", output::TraceJson::Auto}, {"gzip", output::TraceJson::Gzip}, {"plain", output::TraceJson::Plain}});
   const bool model_given = any_given(v, kModelFlags);
   if (any_given(v, kMoeFlags) && !model_given)
     throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
@@ -291,9 +292,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   // (distributed_data_parallel.py).
   const double bucket_parameters = v.has("grad-bucket-size") ? v.number("grad-bucket-size") : std::max(4e7, 1e6 * dp);
   in.options.grad_bucket_bytes = bucket_parameters * static_cast<double>(v.integer("gradient-bytes"));
-  in.sizes = {tp, pp, dp};
-  in.placement_order = v.text("placement");
-  in.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
+  const sim::ParallelSizes sizes{tp, pp, dp};
 
   // A generated platform is echoed as the command that writes it; its XML goes to DIR/platform.xml,
   // or without --out to a temporary file for the run.
@@ -311,6 +310,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
       platform_file = run.generated_platform->file();
     }
     platform_echo = platform::gen_command(cluster);
+    run.platform_generated = true;
   } else {
     check_no_generator_options(v);
   }
@@ -326,7 +326,8 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   // Only --route-search auto reads the graph: no run that asks SimGrid for its routes pays to build it.
   if (in.options.route_search) in.route_graph = platform::DijkstraRoutes::of(facts);
   resolve_profiles(facts, in);
-  const sim::Placement placement(in.sizes, in.placement_order, in.platform_gpus, in.allow_tp_across_nodes);
+  in.placement = sim::Placement(sizes, v.text("placement"), in.platform_gpus, v.flag("allow-tp-across-nodes"));
+  const sim::Placement& placement = in.placement;
   check_gpu_count(tp, pp, dp, placement.num_gpus());
   run.peak_flops = median_speed(facts.gpus, placement.num_gpus());
   run.rank_capacity.assign(pp, 0);
@@ -343,7 +344,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
               {"chunks", in.schedule.chunks},
               {"tp", tp},
               {"dp", dp},
-              {"placement", in.placement_order},
+              {"placement", v.text("placement")},
               {"gpus", placement.num_gpus()},
               {"options",
                {{"p2p", p2p_mode_name(in.options.p2p)},
@@ -471,17 +472,15 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
       throw InputError(fmt::format("--optimizer-bytes {:g}: the optimizer's update on pp rank {} would take {:.3g} s; "
                                    "pipegrid refuses ops longer than {:g} s",
                                    v.number("optimizer-bytes"), rank, in.options.optimizer_seconds[rank], kMaxOpSeconds));
-  check_routes(facts, in, placement);
+  check_routes(facts, in);
 
   if (v.has("out")) {
     const std::string& out = v.text("out");
-    std::error_code error;
-    std::filesystem::create_directories(out, error);
-    if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
-    in.out_dir = out;
+    output::make_output_dir(out);
+    run.out_dir = out;
   }
   // Only links.csv reads the links' loads over time: a run with no --out does not follow them.
-  in.link_load = !in.out_dir.empty();
+  in.link_load = !run.out_dir.empty();
   return run;
 }
 

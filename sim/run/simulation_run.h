@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/exec/executor.h"
+#include "sim/exec/simulation_io.h"
+#include "sim/output/trace_writer.h"
 #include "sim/input/option_values.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/parallelism.h"
@@ -40,6 +41,10 @@ struct ResolvedRun {
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.
   std::optional<std::string> compute_deadlock;
+  std::string out_dir;  // --out: empty, nothing is written
+  bool platform_generated = false;  // from platform gen's options: under --out, DIR/platform.xml
+  output::TraceScope trace = output::TraceScope::Auto;
+  output::TraceJson trace_json = output::TraceJson::Auto;
   /// The generated platform's temporary file, while input.platform_file names it (no --out).
   std::shared_ptr<const GeneratedPlatformFile> generated_platform;
 };

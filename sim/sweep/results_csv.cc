@@ -5,8 +5,14 @@
 #include <fstream>
 
 #include "common/input_error.h"
+#include "sim/output/output_files.h"
 
 namespace pipegrid::sweep {
+
+std::span<const std::string_view> metric_columns() {
+  // id, status and message come first; the sweep's axes go between id and status.
+  return output::output_file(output::OutputFile::Results).columns.subspan(3);
+}
 
 namespace {
 
@@ -48,13 +54,14 @@ std::vector<std::string> split_csv(const std::string& line) {
 }  // namespace
 
 std::string results_header(const std::vector<std::string>& axes) {
-  std::string header = "id";
+  const std::span<const std::string_view> columns = output::output_file(output::OutputFile::Results).columns;
+  std::string header(columns[0]);
   for (const std::string& axis : axes) {
     header += ',';
     header += quoted(axis);
   }
-  header += ",status,message";
-  for (std::string_view metric : kMetricColumns) header += fmt::format(",{}", metric);
+  header += fmt::format(",{},{}", columns[1], columns[2]);
+  for (std::string_view metric : metric_columns()) header += fmt::format(",{}", metric);
   return header;
 }
 
@@ -65,7 +72,7 @@ std::string results_line(const ResultRow& row) {
     line += quoted(value);
   }
   line += fmt::format(",{},{}", row.status, quoted(row.message));
-  for (std::string_view metric : kMetricColumns) {
+  for (std::string_view metric : metric_columns()) {
     const auto it = row.metrics.find(std::string(metric));
     line += ',';
     if (it != row.metrics.end()) line += it->second;
@@ -78,7 +85,7 @@ std::vector<ResultRow> read_results(const std::string& path, const std::vector<s
   std::vector<ResultRow> rows;
   std::string line;
   if (!in || !std::getline(in, line) || line != results_header(axes)) return rows;
-  const std::size_t columns = 1 + axes.size() + 2 + kMetricColumns.size();
+  const std::size_t columns = 1 + axes.size() + 2 + metric_columns().size();
   while (std::getline(in, line)) {
     const std::vector<std::string> fields = split_csv(line);
     if (fields.size() != columns) continue;  // a row cut short by a kill: its run reruns
@@ -87,8 +94,8 @@ std::vector<ResultRow> read_results(const std::string& path, const std::vector<s
     row.values.assign(fields.begin() + 1, fields.begin() + 1 + static_cast<std::ptrdiff_t>(axes.size()));
     row.status = fields[1 + axes.size()];
     row.message = fields[2 + axes.size()];
-    for (std::size_t m = 0; m < kMetricColumns.size(); ++m)
-      if (!fields[3 + axes.size() + m].empty()) row.metrics[std::string(kMetricColumns[m])] = fields[3 + axes.size() + m];
+    for (std::size_t m = 0; m < metric_columns().size(); ++m)
+      if (!fields[3 + axes.size() + m].empty()) row.metrics[std::string(metric_columns()[m])] = fields[3 + axes.size() + m];
     rows.push_back(std::move(row));
   }
   return rows;

@@ -1,7 +1,7 @@
 // results.csv: one row per configuration of a sweep, written as runs finish, read back to resume.
 #pragma once
 
-#include <array>
+#include <span>
 #include <map>
 #include <string>
 #include <string_view>
@@ -9,11 +9,11 @@
 
 namespace pipegrid::sweep {
 
-/// The metrics of a finished run (summary.json's), empty where the run did not produce them. Nothing
-/// measured on the host goes here, so that the same sweep gives the same file byte for byte; each
-/// run's wall time is in its directory (runs/ID/wall_seconds).
-inline constexpr std::array<std::string_view, 7> kMetricColumns = {
-    "makespan", "first_step", "steady_step", "bubble_fraction", "tflops_per_gpu", "mfu", "samples_per_second"};
+/// The metrics of a finished run (summary.json's), empty where the run did not produce them: the
+/// catalogue's columns of results.csv after id, status and message (sim/output/output_files.h).
+/// Nothing measured on the host goes here, so that the same sweep gives the same file byte for byte;
+/// each run's wall time is in its directory (runs/ID/wall_seconds).
+std::span<const std::string_view> metric_columns();
 
 /// A run's outcome. Status: ok, deadlock (exit 3), invalid (exit 2), timeout, error (anything else).
 struct ResultRow {

@@ -56,7 +56,7 @@ ResultRow outcome(const Running& run, int status, const fs::path& dir, double se
   if (row.status == "ok") {
     try {
       const auto summary = nlohmann::json::parse(read_text(dir / "stdout.json"));
-      for (std::string_view metric : kMetricColumns)
+      for (std::string_view metric : metric_columns())
         if (summary.contains(metric))
           row.metrics[std::string(metric)] = fmt::format("{}", summary[metric].get<double>());
     } catch (const std::exception& e) {

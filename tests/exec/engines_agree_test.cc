@@ -39,7 +39,7 @@ TEST_P(EnginesAgree, OnAnIdealNetwork) {
   ASSERT_FALSE(engine.deadlock);
   const double expected = engine.timing.makespan;
   const SimulationResult result = simulate(input);
-  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+  ASSERT_FALSE(result.deadlock) << result.deadlock->line;
   EXPECT_NEAR(result.makespan, expected, 1e-9 * expected);
   EXPECT_EQ(result.gpus.size(), static_cast<std::size_t>(c.pp * c.dp * c.tp));
   // Busy time is the engine's, GPU by GPU.

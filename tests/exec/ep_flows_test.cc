@@ -20,7 +20,7 @@
 
 #include "exec_support.h"
 #include "schedules/schedule_csv.h"
-#include "sim/exec/expert_flows.h"
+#include "sim/network/expert_flows.h"
 #include "sim/exec/needed_routes.h"
 
 namespace pipegrid::sim {
@@ -37,16 +37,7 @@ SimulationInput rails_job(EpFlows flows, std::vector<double> shares, int top_k =
   stage.moe.dispatch_bytes = 1e6;
   ExecOptions options;
   options.ep_flows = flows;
-  return SimulationInput{test_support::kPlatforms + "/rails-2node-2nic.xml",
-                         test_support::star_gpus(4, 2),
-                         read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule,
-                         {1, 1, 4},
-                         "tp-dp-pp",
-                         false,
-                         JobCosts({stage}, 0, ExpertRouting{4, top_k, max_nodes, std::move(shares)}),
-                         options,
-                         "",
-                         TraceScope::Off};
+  return test_support::job_on(test_support::kPlatforms + "/rails-2node-2nic.xml", test_support::star_gpus(4, 2), read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule, {1, 1, 4}, JobCosts({stage}, 0, ExpertRouting{4, top_k, max_nodes, std::move(shares)}), options);
 }
 
 const LinkReport& link(const SimulationResult& result, const std::string& name) {
@@ -75,7 +66,7 @@ TEST(DeepEpFlows, UniformCrossesInfiniBandOncePerNode) {
   // neighbour and the 0.25 GB it forwards from its rail peer, one flow of 0.5 GB, 1 ms + 5 ms. The
   // empty all-to-alls: the InfiniBand flows' 2 ms.
   const SimulationResult r = simulate(rails_job(EpFlows::DeepEp, kUniform));
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, kSameRail + 0.5 + 3 * kSameRail, 1e-9);
   // Per all-to-all each GPU starts 1 InfiniBand and 1 NVLink flow: 8, ×4 all-to-alls.
   EXPECT_EQ(infiniband_flows(r), 16u);
@@ -92,7 +83,7 @@ TEST(PairwiseFlows, UniformSharesEachNicAndTheSpine) {
   // 248 MB end at 4 ms + 0.372 s, when the cross-rail ones have 250 − 2 − 124 = 126 MB left, two per
   // uplink at 0.5 GB/s: 0.252 s more, 0.628 s in all. Empty all-to-alls: 4 ms.
   const SimulationResult r = simulate(rails_job(EpFlows::Pairwise, kUniform));
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 0.004 + 0.372 + 0.252 + 3 * kCrossRail, 1e-9);
   // Per all-to-all each GPU starts 2 InfiniBand flows and 1 NVLink one: 12, ×4 all-to-alls.
   EXPECT_EQ(infiniband_flows(r), 32u);
@@ -136,10 +127,9 @@ TEST(DeepEpFlows, NodeLimitedRoutingCutsInfiniBandOnly) {
 TEST(DeepEpFlows, NeedOnlyRailAndNodeRoutes) {
   // Pairwise needs all 12 ordered pairs; DeepEP every pair within a node and each GPU's rail peer: 8.
   const SimulationInput deepep = rails_job(EpFlows::DeepEp, kUniform), pairwise = rails_job(EpFlows::Pairwise, kUniform);
-  const Placement placement(deepep.sizes, deepep.placement_order, deepep.platform_gpus, false);
-  EXPECT_EQ(needed_routes(pairwise, placement).size(), 12u);
+  EXPECT_EQ(needed_routes(pairwise).size(), 12u);
   std::set<std::pair<int, int>> routes;
-  for (const NeededRoute& r : needed_routes(deepep, placement)) routes.insert({r.src_gpu, r.dst_gpu});
+  for (const NeededRoute& r : needed_routes(deepep)) routes.insert({r.src_gpu, r.dst_gpu});
   EXPECT_EQ(routes, (std::set<std::pair<int, int>>{{0, 1}, {1, 0}, {2, 3}, {3, 2}, {0, 2}, {2, 0}, {1, 3}, {3, 1}}));
 }
 

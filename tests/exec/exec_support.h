@@ -19,20 +19,25 @@ inline std::vector<PlatformGpu> star_gpus(int n, int per_node) {
   return gpus;
 }
 
+/// A job on `platform` (a path), its GPUs placed in Megatron's order (tp-dp-pp).
+inline SimulationInput job_on(const std::string& platform, std::vector<PlatformGpu> gpus, Schedule schedule,
+                              ParallelSizes sizes, JobCosts costs = JobCosts(), ExecOptions options = {}) {
+  SimulationInput input;
+  input.platform_file = platform;
+  input.platform_gpus = std::move(gpus);
+  input.schedule = std::move(schedule);
+  input.placement = Placement(sizes, "tp-dp-pp", input.platform_gpus, false);
+  input.costs = std::move(costs);
+  input.options = std::move(options);
+  return input;
+}
+
 /// A job of the named schedule with explicit times (seconds at 1 Tflop/s, the test GPUs' speed).
 inline SimulationInput explicit_job(const std::string& platform, std::vector<PlatformGpu> gpus, const std::string& schedule,
                                     ScheduleParams params, ParallelSizes sizes, const ActionTimes& times,
                                     double p2p_bytes, CommPlan plan = CommPlan::Framework) {
-  SimulationInput input{kPlatforms + "/" + platform,
-                        std::move(gpus),
-                        lower(generate_schedule(schedule, params), plan),
-                        sizes,
-                        "tp-dp-pp",
-                        false,
-                        JobCosts(),
-                        ExecOptions{},
-                        "",
-                        TraceScope::Off};
+  SimulationInput input =
+      job_on(kPlatforms + "/" + platform, std::move(gpus), lower(generate_schedule(schedule, params), plan), sizes);
   input.costs = JobCosts::from_times(times, 1e12, input.schedule.num_stages(), p2p_bytes);
   // The hand computations time the pipeline alone; the optimizer's check has tests of its own.
   input.options.optimizer_sync = OptimizerSync::None;

@@ -11,7 +11,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "exec_support.h"
-#include "sim/exec/collectives.h"
+#include "sim/network/collectives.h"
 #include "sim/exec/link_report.h"
 #include "sim/exec/tags.h"
 

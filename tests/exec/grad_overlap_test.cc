@@ -35,7 +35,7 @@ SimulationResult run(bool overlap, bool distributed_optimizer = false, bool gath
 // One simulation per test: SimGrid runs one engine per process.
 TEST(GradOverlap, BucketsStartAsTheBackwardProducesThem) {
   const SimulationResult r = run(true);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 9.508, 1e-9);
   for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 0.504, 1e-9) << gpu;
   for (int gpu : {2, 3}) EXPECT_NEAR(r.gpus[gpu].account.finish, 8.006, 1e-9) << gpu;
@@ -43,7 +43,7 @@ TEST(GradOverlap, BucketsStartAsTheBackwardProducesThem) {
 
 TEST(GradOverlap, WithoutOverlapTheReductionFollowsTheStep) {
   const SimulationResult r = run(false);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 10.008, 1e-9);
   for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 1.004, 1e-9) << gpu;
 }
@@ -54,7 +54,7 @@ TEST(GradOverlap, WithoutOverlapTheReductionFollowsTheStep) {
 // the same buckets (a quarter GB each on rank 0: 0.125 s + 2 ms): [9.256, 9.383] and [9.383, 9.510].
 TEST(GradOverlap, TheDistributedOptimizerReduceScattersThenAllGathers) {
   const SimulationResult r = run(true, /*distributed_optimizer=*/true, /*gather_overlap=*/false);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 9.510, 1e-9);
   EXPECT_NEAR(r.first_step(), 9.510, 1e-9);
   for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 0.252 + 0.254, 1e-9) << gpu;
@@ -64,7 +64,7 @@ TEST(GradOverlap, OverlappedParameterGathersAreLeftToTheNextStepsForwards) {
   // The step ends with the update (9.256); its gathers are the next forwards' — here, with no next
   // step, the run's last 0.254 s.
   const SimulationResult r = run(true, /*distributed_optimizer=*/true, /*gather_overlap=*/true);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.first_step(), 9.256, 1e-9);
   EXPECT_NEAR(r.makespan, 9.510, 1e-9);
 }

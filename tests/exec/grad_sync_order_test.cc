@@ -41,7 +41,7 @@ TEST(GradSyncOrder, MegatronReducesDataParallelThenTheEmbeddings) {
   // Rank 1: DP [7.002, 8.006], then enters the embeddings and waits for rank 0; rank 0: DP [9.004,
   // 10.008], embeddings [10.008, 10.212]. Every GPU ends at 10.212.
   const SimulationResult r = simulate(job(GradSyncOrder::Megatron));
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 10.212, 1e-9);
   for (int gpu : {2, 3}) EXPECT_NEAR(r.gpus[gpu].account.finish, 10.212, 1e-9) << gpu;
 }
@@ -50,7 +50,7 @@ TEST(GradSyncOrder, EmbeddingsFirstEverywhereIsAnotherGlobalOrder) {
   // Embeddings: rank 1 enters at 7.002, rank 0 at 9.004: [9.004, 9.208]; then both DP rings at
   // once on disjoint ports, [9.208, 10.212]: Megatron's makespan, the two collectives swapped.
   const SimulationResult r = simulate(job(GradSyncOrder::EmbeddingFirst));
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 10.212, 1e-9);
   for (int gpu : {2, 3}) EXPECT_NEAR(r.gpus[gpu].account.finish, 10.212, 1e-9) << gpu;
 }
@@ -59,7 +59,7 @@ TEST(GradSyncOrder, ByStageOrdersDifferButNoCycleForms) {
   // Rank 1 (last stage) DP first [7.002, 8.006], then the embeddings, which rank 0 (first stage)
   // enters first at 9.004: [9.004, 9.208]; rank 0's DP [9.208, 10.212]. Rank 1 is done at 9.208.
   const SimulationResult r = simulate(job(GradSyncOrder::ByStage));
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 10.212, 1e-9);
   for (int gpu : {2, 3}) EXPECT_NEAR(r.gpus[gpu].account.finish, 9.208, 1e-9) << gpu;
 }
@@ -70,13 +70,9 @@ TEST(GradSyncOrder, CrossedOrdersDeadlockInACycleOfFourCollectives) {
   // is in the embeddings waiting for gpu1, which is in rank 0's DP ring waiting for gpu0. Each sent
   // its first piece on entering: the last, gpu1's 0.5 GB to gpu0 from 9.004, lands at 9.506 and
   // nothing moves after it.
-  SimulationInput input = job(GradSyncOrder::Crossed);
-  const std::string out = ::testing::TempDir() + "pipegrid-crossed-" + std::to_string(getpid());
-  std::filesystem::create_directories(out);
-  input.out_dir = out;
-  const SimulationResult r = simulate(input);
-  ASSERT_TRUE(r.deadlock_report.has_value());
-  EXPECT_EQ(*r.deadlock_report,
+  const SimulationResult r = simulate(job(GradSyncOrder::Crossed));
+  ASSERT_TRUE(r.deadlock.has_value());
+  EXPECT_EQ(r.deadlock->line,
             "deadlock at 9.506 s: gpu0 waits for gpu2 to enter the embedding all-reduce, which waits for gpu3 to "
             "enter the data-parallel all-reduce, which waits for gpu1 to enter the embedding all-reduce, which waits "
             "for gpu0 to enter the data-parallel all-reduce\n"
@@ -87,12 +83,11 @@ TEST(GradSyncOrder, CrossedOrdersDeadlockInACycleOfFourCollectives) {
             "fix: ranks entered their collectives in different orders; issue the step's collectives in one global "
             "order on every rank (Megatron's finalize_model_grads: the data-parallel reduction, then the embedding "
             "all-reduce); here: --grad-sync-order megatron");
-  std::ifstream file(out + "/deadlock.json");
-  const auto json = nlohmann::json::parse(file);
+  const nlohmann::json& json = r.deadlock->file;
   EXPECT_EQ(json["engine"], "executor");
   EXPECT_EQ(json["open"], false);
   EXPECT_EQ(json["hint"]["shape"], "collective-order");
-  EXPECT_EQ(json["chain"], r.deadlock_report->substr(21, r.deadlock_report->find('\n') - 21));
+  EXPECT_EQ(json["chain"], r.deadlock->line.substr(21, r.deadlock->line.find('\n') - 21));
   ASSERT_EQ(json["cycle"].size(), 4u);
   const std::vector<std::string> gpus{"gpu0", "gpu2", "gpu3", "gpu1"};
   const std::vector<std::string> awaited{"embedding-allreduce", "dp-allreduce", "embedding-allreduce", "dp-allreduce"};
@@ -133,7 +128,7 @@ TEST(GradSyncOrder, WithOverlapTheBucketsAreIssuedByTheBackwardAndCrossedComplet
   SimulationInput input = job(GradSyncOrder::Crossed);
   input.options.grad_overlap = true;
   const SimulationResult r = simulate(input);
-  EXPECT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  EXPECT_FALSE(r.deadlock) << r.deadlock->line;
 }
 
 }  // namespace

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "exec_support.h"
-#include "sim/exec/report.h"
+#include "sim/output/summary.h"
 
 namespace pipegrid::sim {
 namespace {
+
+using namespace pipegrid::output;
 
 using test_support::explicit_job;
 using test_support::star_gpus;

@@ -9,7 +9,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "exec_support.h"
-#include "sim/exec/collectives.h"
+#include "sim/network/collectives.h"
 #include "sim/exec/link_report.h"
 
 namespace pipegrid::sim {

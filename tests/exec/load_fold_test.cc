@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "sim/exec/load_fold.h"
+#include "sim/network/load_fold.h"
 
 namespace pipegrid::sim {
 namespace {

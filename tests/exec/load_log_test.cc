@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/exec/load_log.h"
+#include "sim/network/load_log.h"
 
 namespace pipegrid::sim {
 namespace {

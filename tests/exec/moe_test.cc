@@ -28,16 +28,7 @@ SimulationInput moe_job(const std::string& program, MoeWork work, std::vector<do
   stage.moe = work;
   ExecOptions options;
   options.comm_sm_fraction = comm_sm_fraction;
-  return SimulationInput{test_support::kPlatforms + "/star-4gpu.xml",
-                         star_gpus(4, 4),
-                         read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule,
-                         {1, 1, 4},
-                         "tp-dp-pp",
-                         false,
-                         JobCosts({stage}, 0, ExpertRouting{4, 1, 0, std::move(shares)}),
-                         options,
-                         "",
-                         TraceScope::Off};
+  return test_support::job_on(test_support::kPlatforms + "/star-4gpu.xml", star_gpus(4, 4), read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule, {1, 1, 4}, JobCosts({stage}, 0, ExpertRouting{4, 1, 0, std::move(shares)}), options);
 }
 
 // Only the forward dispatch carries bytes (1 MB per token-expert assignment); every other all-to-all
@@ -53,7 +44,7 @@ TEST(ExpertAllToAll, UniformRoutingTakesThePortsTime) {
   // its port and 0.75 GB into it, 3 flows sharing each port: 0.75 s + 2 ms. Then the combine, the
   // backward's combine-gradient and dispatch-gradient: 2 ms each.
   const SimulationResult result = simulate(moe_job("0F0,0B0", dispatch_only(), {0.25, 0.25, 0.25, 0.25}));
-  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+  ASSERT_FALSE(result.deadlock) << result.deadlock->line;
   EXPECT_NEAR(result.makespan, 3 * 0.25e9 / kBandwidth + kLatency + 3 * kLatency, 1e-9);
   for (const GpuReport& gpu : result.gpus) EXPECT_NEAR(gpu.account.a2a_exposed, result.makespan, 1e-9);
 }

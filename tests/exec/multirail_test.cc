@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "exec_support.h"
-#include "sim/exec/collectives.h"
+#include "sim/network/collectives.h"
 #include "sim/exec/needed_routes.h"
-#include "sim/exec/rails.h"
+#include "sim/network/rails.h"
 #include "sim/exec/tags.h"
 
 namespace pipegrid::sim {
@@ -63,7 +63,7 @@ void on_platform(const std::string& platform, const std::vector<std::string>& jo
       if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) platform_gpus.push_back(host);
     std::vector<int> nodes;
     for (const sg4::Host* host : platform_gpus) nodes.push_back(prop(host, "node"));
-    network.use_rails(std::move(platform_gpus), std::move(nodes));
+    network.routes().use_rails(std::move(platform_gpus), std::move(nodes));
   }
   Transfers transfers(network, static_cast<int>(job.size()));
   for (int g = 0; g < static_cast<int>(job.size()); ++g)
@@ -96,7 +96,7 @@ std::pair<std::vector<double>, double> run_ring(const std::string& platform, con
 TEST(Multirail, RailsAreFoundFromTheRoutes) {
   on_platform(kTwoNics, {"gpu0", "gpu1", "gpu2", "gpu3"}, true, [](int gpu, Network& network, Transfers&) {
     if (gpu != 0) return;
-    Rails& rails = *network.rails();
+    Rails& rails = *network.routes().rails();
     EXPECT_EQ(rails.of_node(0), (std::vector<std::vector<int>>{{0}, {1}}));
     EXPECT_EQ(rails.of_node(1), (std::vector<std::vector<int>>{{2}, {3}}));
     EXPECT_EQ(rails.channels({0, 1}), 1);  // within a node: one ring, as before
@@ -114,9 +114,9 @@ TEST(Multirail, RailsAreFoundFromTheRoutes) {
 TEST(Multirail, OneNicPerNodeIsOneRail) {
   on_platform(kOneNic, {"gpu0", "gpu1", "gpu2", "gpu3"}, true, [](int gpu, Network& network, Transfers&) {
     if (gpu != 0) return;
-    EXPECT_EQ(network.rails()->of_node(0), (std::vector<std::vector<int>>{{0, 1}}));
-    EXPECT_EQ(network.rails()->channels({0, 2}), 1);
-    EXPECT_EQ(network.rails()->rings({0, 1, 2, 3}), (std::vector<std::vector<int>>{{0, 1, 2, 3}}));
+    EXPECT_EQ(network.routes().rails()->of_node(0), (std::vector<std::vector<int>>{{0, 1}}));
+    EXPECT_EQ(network.routes().rails()->channels({0, 2}), 1);
+    EXPECT_EQ(network.routes().rails()->rings({0, 1, 2, 3}), (std::vector<std::vector<int>>{{0, 1, 2, 3}}));
   });
 }
 
@@ -127,8 +127,8 @@ TEST(Multirail, PortsThatAlsoCarryTheNodesOwnTrafficAreNoRails) {
   for (int g = 0; g < 16; ++g) job.push_back("gpu" + std::to_string(g));
   on_platform(test_support::kPlatforms + "/ideal-16gpu.xml", job, true, [](int gpu, Network& network, Transfers&) {
     if (gpu != 0) return;
-    EXPECT_EQ(network.rails()->of_node(0).size(), 1u);
-    EXPECT_EQ(network.rails()->channels({0, 1, 8, 9}), 1);
+    EXPECT_EQ(network.routes().rails()->of_node(0).size(), 1u);
+    EXPECT_EQ(network.routes().rails()->channels({0, 1, 8, 9}), 1);
   });
 }
 
@@ -139,7 +139,7 @@ TEST(Multirail, AGeneratedPlatformHasOneRailPerNic) {
   on_platform(PIPEGRID_TEST_DATA "/../../platforms/dgx-a100-2node.xml", job, true,
               [](int gpu, Network& network, Transfers&) {
                 if (gpu != 0) return;
-                Rails& rails = *network.rails();
+                Rails& rails = *network.routes().rails();
                 ASSERT_EQ(rails.of_node(1).size(), 8u);
                 for (int c = 0; c < 8; ++c) EXPECT_EQ(rails.of_node(1)[c], std::vector<int>{8 + c});
                 EXPECT_EQ(rails.channels({0, 8}), 1);  // a DP ring at TP 8
@@ -162,7 +162,7 @@ TEST(Multirail, ThreeNodesAlternateTheirRails) {
   for (int g = 0; g < 24; ++g) job.push_back("node" + std::to_string(g / 8) + "-gpu" + std::to_string(g % 8));
   on_platform(test_support::kPlatforms + "/dgx-a100-3node.xml", job, true, [](int gpu, Network& network, Transfers&) {
     if (gpu != 0) return;
-    Rails& rails = *network.rails();
+    Rails& rails = *network.routes().rails();
     EXPECT_EQ(rails.rings({0, 1, 8, 9, 16, 17}),
               (std::vector<std::vector<int>>{{1, 0, 8, 9, 17, 16}, {0, 1, 9, 8, 16, 17}}));
     // Crossings 0 → 8, 9 → 17, 18 → 2 (rails 0, 1, 2); 1 → 9, 10 → 18, 16 → 0; 2 → 10, 8 → 16, 17 → 1.
@@ -345,10 +345,9 @@ TEST(Multirail, TheRunChecksTheRoutesRailsMayAskFor) {
   work.tp_allreduce_bytes = 1e6;
   input.costs = JobCosts({work});
   const auto pairs = [&](const ParallelSizes& sizes) {
-    input.sizes = sizes;
-    const Placement placement(sizes, input.placement_order, input.platform_gpus, /*allow_tp_across_nodes=*/true);
+    input.placement = Placement(sizes, "tp-dp-pp", input.platform_gpus, /*allow_tp_across_nodes=*/true);
     std::set<std::pair<int, int>> routes;
-    for (const NeededRoute& route : rail_routes(input, placement)) routes.emplace(route.src_gpu, route.dst_gpu);
+    for (const NeededRoute& route : rail_routes(input)) routes.emplace(route.src_gpu, route.dst_gpu);
     return routes;
   };
   EXPECT_EQ(pairs({4, 1, 1}),

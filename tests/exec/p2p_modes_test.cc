@@ -32,8 +32,8 @@ TEST(P2pModes, RendezvousSendsOneAtATimeDeadlock1F1BWithItsCycle) {
   // sending 1B0, which rank 0 would receive only after its send of 0F1. Both engines see the cycle.
   const SimulationInput input = one_f_one_b(P2pMode::Rendezvous, CommPlan::BlockingCalls);
   const SimulationResult result = simulate(input);
-  ASSERT_TRUE(result.deadlock_report.has_value());
-  EXPECT_EQ(*result.deadlock_report,
+  ASSERT_TRUE(result.deadlock.has_value());
+  EXPECT_EQ(result.deadlock->line,
             "deadlock at 4.002 s: gpu0 waits for gpu1 to receive 0F1, which waits for gpu0 to receive 1B0\n"
             "  gpu0 (tp 0, dp 0, pp 0) is blocked at [0SEND_F1]\n"
             "  gpu1 (tp 0, dp 0, pp 1) is blocked at [1SEND_B0]\n"
@@ -61,7 +61,7 @@ TEST(P2pModes, RendezvousPerOpBatches1F1BTakeTheirHandTimeline) {
   // Five exchanges on the path: 15 + 5 × 0.002 = 15.010, in both engines.
   const SimulationInput input = one_f_one_b(P2pMode::Rendezvous, CommPlan::PerOp);
   const SimulationResult result = simulate(input);
-  EXPECT_FALSE(result.deadlock_report.has_value());
+  EXPECT_FALSE(result.deadlock.has_value());
   EXPECT_NEAR(result.makespan, 15.010, 1e-9);
   EXPECT_NEAR(time_lowered(input.schedule, kTimes, {0.002, P2pMode::Rendezvous}).timing.makespan, 15.010, 1e-9);
 }
@@ -71,7 +71,7 @@ TEST(P2pModes, RendezvousMegatron1F1BAgreesWithTheCommEngine) {
   // receive are two calls): on a two-rank pipeline that changes nothing, 15.010 again.
   const SimulationInput input = one_f_one_b(P2pMode::Rendezvous, CommPlan::Framework);
   const SimulationResult result = simulate(input);
-  EXPECT_FALSE(result.deadlock_report.has_value());
+  EXPECT_FALSE(result.deadlock.has_value());
   EXPECT_NEAR(result.makespan, 15.010, 1e-9);
   EXPECT_NEAR(time_lowered(input.schedule, kTimes, {0.002, P2pMode::Rendezvous}).timing.makespan, 15.010, 1e-9);
 }
@@ -80,7 +80,7 @@ TEST(P2pModes, AsyncOneFOneBAddsOnlyTheTransfersOnTheCriticalPath) {
   // Async sends never block: the makespan is the contention-free one with a 2 ms latency on every
   // cross-rank dependency.
   const SimulationResult result = simulate(one_f_one_b(P2pMode::Async, CommPlan::Torch));
-  EXPECT_FALSE(result.deadlock_report.has_value());
+  EXPECT_FALSE(result.deadlock.has_value());
   EXPECT_NEAR(result.makespan, time_schedule(generate_1f1b({2, 4, 1}), kTimes, {0.002, false}).makespan, 1e-9);
 }
 
@@ -103,7 +103,7 @@ double two_messages_on(int channels) {
   input.schedule = read.schedule;
   input.options.p2p_channels = channels;
   const SimulationResult result = simulate(input);
-  EXPECT_FALSE(result.deadlock_report.has_value());
+  EXPECT_FALSE(result.deadlock.has_value());
   return result.makespan;
 }
 

@@ -55,7 +55,7 @@ TEST(SpeedProfile, AGpuAtHalfSpeedFromMidStepStretchesWhatIsLeft) {
                                        ActionTimes{1, 2, 1, std::nullopt}, 0);
   give_speed_profiles(input, {{"gpu1", "0 1\n3 0.5\n"}});
   const SimulationResult result = simulate(input);
-  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+  ASSERT_FALSE(result.deadlock) << result.deadlock->line;
   EXPECT_NEAR(result.makespan, 13, 1e-9);
   EXPECT_NEAR(result.gpus[1].account.busy, 10, 1e-9);
   EXPECT_NEAR(result.gpus[0].account.busy, 6, 1e-9);  // gpu0 keeps its speed: 2 F + 2 B
@@ -71,7 +71,7 @@ TEST(SpeedProfile, AConstantProfileKeepsTheGradientOverlapHandComputation) {
   input.options.grad_bucket_bytes = 0.5e9;
   give_speed_profiles(input, constant(4));
   const SimulationResult r = simulate(input);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 9.508, 1e-9);
   for (int gpu : {0, 1}) EXPECT_NEAR(r.gpus[gpu].account.dp_exposed, 0.504, 1e-9) << gpu;
   for (int gpu : {2, 3}) EXPECT_NEAR(r.gpus[gpu].account.finish, 8.006, 1e-9) << gpu;
@@ -85,7 +85,7 @@ TEST(SpeedProfile, AConstantProfileKeepsTheInterleavedBalancedStep) {
                                        ActionTimes{0.5, 1, 0.5, std::nullopt}, 0);
   give_speed_profiles(input, constant(4));
   const SimulationResult r = simulate(input);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_NEAR(r.makespan, 8 * 2 * 1.5 + 3 * 3.0 / 2, 1e-9);
   for (int gpu = 0; gpu < 4; ++gpu) EXPECT_NEAR(r.gpus[gpu].account.busy, 8 * 2 * 1.5, 1e-9);
 }
@@ -108,19 +108,13 @@ TEST(SpeedProfile, AConstantProfileKeepsTheOverlappedPairSlowedBySmShare) {
   ExecOptions options;
   options.comm_sm_fraction = 0.2;
   std::istringstream csv("0F0,(0F1;0B0),0B1\n");
-  SimulationInput input{test_support::kPlatforms + "/star-4gpu.xml",
-                        star_gpus(4, 4),
-                        read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule,
-                        {1, 1, 4},
-                        "tp-dp-pp",
-                        false,
-                        JobCosts({stage}, 0, ExpertRouting{4, 1, 0, {0.25, 0.25, 0.25, 0.25}}),
-                        options,
-                        "",
-                        TraceScope::Off};
+  SimulationInput input = test_support::job_on(
+      test_support::kPlatforms + "/star-4gpu.xml", star_gpus(4, 4),
+      read_schedule_csv(csv, "test.csv", CsvPlacement::Inferred).schedule, {1, 1, 4},
+      JobCosts({stage}, 0, ExpertRouting{4, 1, 0, {0.25, 0.25, 0.25, 0.25}}), options);
   give_speed_profiles(input, constant(4));
   const SimulationResult result = simulate(input);
-  ASSERT_FALSE(result.deadlock_report) << *result.deadlock_report;
+  ASSERT_FALSE(result.deadlock) << result.deadlock->line;
   const double a2a = 3 * 250 * 1e3 / kBandwidth + kLatency;
   const double alone_f = kAttention + kExperts + 2 * a2a, alone_b = 2 * (kExperts + kAttention) + 2 * a2a;
   const double pair = (kAttention + kExperts + 2 * kExperts + 2 * kAttention) / 0.8;

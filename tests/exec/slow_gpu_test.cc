@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "exec_support.h"
-#include "sim/exec/report.h"
+#include "sim/output/summary.h"
 
 namespace pipegrid::sim {
 namespace {
+
+using namespace pipegrid::output;
 
 using test_support::explicit_job;
 using test_support::star_gpus;

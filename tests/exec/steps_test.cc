@@ -30,7 +30,7 @@ TEST(Steps, TheAllReduceCheckHoldsEveryRankUntilTheLast) {
   // The check is a barrier of both GPUs: rank 0 arrives last, at 9.004; a tiny all-reduce of two
   // takes 2 hops of 2 ms: both update [9.008, 9.508]. The second step is the first, 9.508 later.
   const SimulationResult r = two_steps(OptimizerSync::AllReduce);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   ASSERT_EQ(r.step_ends.size(), 2u);
   EXPECT_NEAR(r.step_ends[0], 9.508, 1e-9);
   EXPECT_NEAR(r.step_ends[1], 19.016, 1e-9);
@@ -47,7 +47,7 @@ TEST(Steps, PostValidationLetsEachRankGoOnWithoutTheOthers) {
   // [13.506, 14.506], 1B1 [14.506, 16.506]; 0B0 [13.508, 15.508], 0B1 [16.508, 18.508]; rank 0
   // updates [18.508, 19.008], rank 1 after the message, [18.510, 19.010].
   const SimulationResult r = two_steps(OptimizerSync::PostValidation);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   ASSERT_EQ(r.step_ends.size(), 2u);
   EXPECT_NEAR(r.step_ends[0], 9.506, 1e-9);
   EXPECT_NEAR(r.step_ends[1], 19.010, 1e-9);
@@ -68,7 +68,7 @@ TEST_P(EveryScheduleSteps, ThreeStepsFinish) {
   input.options.optimizer_sync = sync;
   input.options.optimizer_seconds.assign(4, 0.5);
   const SimulationResult r = simulate(input);
-  ASSERT_FALSE(r.deadlock_report) << *r.deadlock_report;
+  ASSERT_FALSE(r.deadlock) << r.deadlock->line;
   EXPECT_EQ(r.step_ends.size(), 3u);
 }
 

@@ -10,10 +10,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sim/exec/trace_writer.h"
+#include "sim/output/trace_writer.h"
 
 namespace pipegrid::sim {
 namespace {
+
+using namespace pipegrid::output;
 
 namespace fs = std::filesystem;
 

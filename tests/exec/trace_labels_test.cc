@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "schedules/generators.h"
-#include "sim/exec/trace_writer.h"
+#include "sim/output/trace_writer.h"
 
 namespace pipegrid::sim {
 namespace {
+
+using namespace pipegrid::output;
 
 TEST(TraceLabels, InterleavedStageSIsChunkSOverP) {
   // p = 2, v = 2: stages 0 1 2 3 on ranks 0 1 0 1 (loop placement).

@@ -1,0 +1,80 @@
+// The executor's modelling choices, each one an option a user may doubt (docs/options.md): p2p
+// semantics, collective fidelity, gradient overlap and order, the optimizer's check, failures, and
+// how the same network actions are carried in SimGrid.
+#pragma once
+
+#include <vector>
+
+#include "schedules/p2p_mode.h"
+#include "sim/network/collectives.h"
+#include "sim/network/expert_flows.h"
+
+namespace pipegrid::sim {
+
+/// What a job does when a flow is cut by a link going down (--on-failure): fail at once (exit 4), or
+/// resend the flow once the link is on again. A host going down always fails it.
+enum class OnFailure { Fail, Wait };
+
+/// The order in which a GPU issues its step-end gradient collectives, each waited for before the next
+/// (plan_gradient_reductions). Megatron's finalize_model_grads
+/// (megatron/core/distributed/finalize_model_grads.py) runs finish_grad_sync — the data-parallel
+/// reduction — then _allreduce_embedding_grads on every rank; the others show what another order does.
+enum class GradSyncOrder {
+  Megatron,        // data-parallel, then the tied embeddings, on every GPU
+  EmbeddingFirst,  // the tied embeddings first on every GPU: another global order
+  ByStage,         // the first stage's embeddings first, the last stage's data-parallel first: no cycle
+  Crossed,         // embeddings first where pp + dp is even: a cycle of waits with pp 2, dp 2
+};
+
+/// The check before the optimizer's update (optimizer_step.h).
+enum class OptimizerSync {
+  AllReduce,       // Megatron's check: a barrier of the model-parallel group (the job, with the distributed optimizer)
+  PostValidation,  // the zero-bubble paper's chains of partial checks
+  None,            // no check: the pipeline alone (the contention-free engine's view)
+};
+
+struct ExecOptions {
+  P2pMode p2p = P2pMode::Async;
+  int p2p_channels = 1;  // per pair of GPUs and direction (Transfers::Channel)
+  /// Gradient buckets reduced as the backward produces them (Megatron's --overlap-grad-reduce), or
+  /// every gradient after the step; the bucket size in bytes (gradient_plan.h says where it applies).
+  bool grad_overlap = true;
+  double grad_bucket_bytes = 0;
+  GradSyncOrder grad_sync_order = GradSyncOrder::Megatron;
+  /// Training steps back to back, each ending with the optimizer (optimizer_step.h).
+  int steps = 1;
+  OptimizerSync optimizer_sync = OptimizerSync::AllReduce;
+  /// The optimizer's update on one GPU of each pipeline rank (empty: none), and whether its check
+  /// spans the whole job (the distributed optimizer) or one model-parallel group.
+  std::vector<double> optimizer_seconds;
+  bool sync_whole_job = false;
+  /// The distributed optimizer (ZeRO-1, Megatron's --use-distributed-optimizer): gradients
+  /// reduce-scattered rather than all-reduced, the updated parameters all-gathered after the update —
+  /// behind the next step's forwards (--overlap-param-gather) or at once.
+  bool distributed_optimizer = false;
+  bool param_gather_overlap = true;
+  CommFidelity tp_comm = CommFidelity::Analytic;
+  CommFidelity dp_comm = CommFidelity::Flow;
+  CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
+  EpFlows ep_flows = EpFlows::DeepEp;          // their flows, when they run as flows (expert_flows.h)
+  /// The share of a GPU's SMs that communication kernels take while an overlapped F&B pair runs its
+  /// all-to-alls under the other chunk's compute (DeepSeek-V3: 20 of 132); the pair's compute runs
+  /// that much slower.
+  double comm_sm_fraction = 0;
+  /// NCCL's bus bandwidth in an all-reduce between GPUs of one node, as a share of the NVLink's
+  /// (Network::set_nvlink_collective_efficiency); 1 keeps the links' full rate.
+  double nccl_nvlink_efficiency = 1;
+  OnFailure on_failure = OnFailure::Fail;
+  /// --tp-lockstep auto: one actor per TP group where its members run in lockstep (tp_lockstep.h).
+  bool tp_lockstep = true;
+  /// --rail-fold auto: one SimGrid comm for the TP members' copies of a flow where exact (rail_fold.h).
+  bool rail_fold = true;
+  /// --route-search auto: folded, rails k > 0 routed by pipegrid's copy of SimGrid's Dijkstra
+  /// (platform/dijkstra_routes.h), rail 0's from SimGrid and checked against it.
+  bool route_search = true;
+  /// --simgrid-flows exec: each flow an Exec made by an actor per source GPU (flow_owners.h); comm: a
+  /// host-to-host Comm of maestro's. The same network actions.
+  bool exec_flows = true;
+};
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,18 @@
+#include "sim/network/flow.h"
+
+namespace pipegrid::sim {
+
+std::string_view flow_kind_name(FlowKind kind) {
+  switch (kind) {
+    case FlowKind::PipelineP2p: return "p2p";
+    case FlowKind::TensorAllReduce: return "tp-allreduce";
+    case FlowKind::DataAllReduce: return "dp-allreduce";
+    case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
+    case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
+    case FlowKind::ExpertAllToAll: return "all-to-all";
+    case FlowKind::OptimizerCheck: return "optimizer-check";
+  }
+  return "?";
+}
+
+}  // namespace pipegrid::sim

@@ -1,0 +1,160 @@
+#include "sim/output/trace_writer.h"
+
+#include <fmt/format.h>
+#include <cstdio>
+#include <iterator>
+
+#include "common/input_error.h"
+#include "sim/output/output_files.h"
+#include "schedules/stage_chunks.h"
+
+namespace pipegrid::output {
+
+namespace {
+
+std::FILE* open_for_writing(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) throw InputError(fmt::format("--out: cannot write {}", path));
+  return file;
+}
+
+// Chrome trace thread ids: two per GPU, compute then communication.
+int thread_id(const TracedGpu& gpu, Track track) { return 2 * gpu.local + (track == Track::Comm ? 1 : 0); }
+
+}  // namespace
+
+std::vector<TracedGpu> traced_gpus(const std::vector<sim::PlatformGpu>& platform_gpus, const sim::Placement& placement) {
+  std::vector<TracedGpu> gpus;
+  for (int g = 0; g < placement.num_gpus(); ++g) {
+    const sim::PlatformGpu& platform_gpu = platform_gpus[g];
+    int local = 0;
+    for (int other = 0; other < g; ++other) local += platform_gpus[other].node == platform_gpu.node;
+    gpus.push_back({platform_gpu.host, platform_gpu.node, local, placement.coordinates(g)});
+  }
+  return gpus;
+}
+
+StageLabels stage_labels(const Schedule& schedule) {
+  StageLabels labels;
+  labels.chunk = chunks_of_stages(schedule.layout);
+  for (int stage = 0; stage < schedule.num_stages(); ++stage)
+    labels.direction.emplace_back(direction_of(schedule, stage));
+  return labels;
+}
+
+TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels,
+                         TraceJson json)
+    : gpus_(std::move(gpus)), labels_(std::move(labels)), scope_(scope) {
+  if (scope_ == TraceScope::Auto)
+    scope_ = static_cast<int>(gpus_.size()) <= kTraceAllUpTo ? TraceScope::All : TraceScope::Pipeline;
+  if (scope_ == TraceScope::Off) return;
+  int kept = 0;
+  for (std::size_t g = 0; g < gpus_.size(); ++g) kept += keeps(static_cast<int>(g)) ? 1 : 0;
+  const bool gzip = json == TraceJson::Gzip || (json == TraceJson::Auto && kept > kTraceAllUpTo);
+  csv_ = open_for_writing(output_path(dir, OutputFile::TraceCsv));
+  // One of the two names, so that an earlier run's other one is not read as this run's.
+  std::remove(output_path(dir, gzip ? OutputFile::TraceJson : OutputFile::TraceJsonGz).c_str());
+  if (gzip) {
+    // Level 1: deflate's fastest, still about a tenth of the text (the events repeat their keys).
+    const std::string path = output_path(dir, OutputFile::TraceJsonGz);
+    json_gz_ = gzopen(path.c_str(), "wb1");
+    if (!json_gz_) throw InputError(fmt::format("--out: cannot write {}", path));
+  } else {
+    json_file_ = open_for_writing(output_path(dir, OutputFile::TraceJson));
+  }
+  open_ = true;
+  files_ = {OutputFile::TraceCsv, gzip ? OutputFile::TraceJsonGz : OutputFile::TraceJson};
+  fmt::print(csv_, "{}", csv_header(OutputFile::TraceCsv));
+  fmt::format_to(std::back_inserter(json_), "{{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
+  // Names first, so that Perfetto labels the tracks: one process per node, two threads per GPU.
+  int last_node = -1;
+  bool first = true;
+  for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    if (!keeps(static_cast<int>(g))) continue;
+    const TracedGpu& gpu = gpus_[g];
+    if (gpu.node != last_node) {
+      fmt::format_to(std::back_inserter(json_), "{}{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"args\": {{\"name\": \"node {}\"}}}}",
+                 first ? "" : ",\n", gpu.node, gpu.node);
+      first = false;
+      last_node = gpu.node;
+    }
+    for (Track track : {Track::Compute, Track::Comm})
+      fmt::format_to(std::back_inserter(json_),
+                 ",\n{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": \"{} {} "
+                 "(tp {}, dp {}, pp {})\"}}}}",
+                 gpu.node, thread_id(gpu, track), gpu.host, track == Track::Compute ? "compute" : "comm",
+                 gpu.coordinates.tp, gpu.coordinates.dp, gpu.coordinates.pp);
+  }
+}
+
+TraceWriter::~TraceWriter() { close(); }
+
+bool TraceWriter::keeps(int gpu) const {
+  if (scope_ == TraceScope::Off) return false;
+  if (scope_ == TraceScope::All) return true;
+  const GpuCoordinates& c = gpus_[gpu].coordinates;
+  return c.tp == 0 && c.dp == 0;
+}
+
+void TraceWriter::write(const TraceEvent& e) {
+  const bool sender_kept = keeps(e.gpu), receiver_kept = e.peer >= 0 && keeps(e.peer);
+  if (!sender_kept && !receiver_kept) return;
+  const TracedGpu& gpu = gpus_[e.gpu];
+  const char* track = e.track == Track::Compute ? "compute" : "comm";
+  const std::string peer = e.peer >= 0 ? gpus_[e.peer].host : "";
+  // A compute row's chunk and direction; none on communication rows.
+  const bool labelled = e.track == Track::Compute && e.stage >= 0 && e.stage < static_cast<int>(labels_.chunk.size());
+  const std::string chunk = labelled ? std::to_string(labels_.chunk[e.stage]) : "";
+  const std::string_view direction = labelled ? std::string_view(labels_.direction[e.stage]) : "";
+  if (sender_kept)
+    fmt::print(csv_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.gpu, gpu.host, gpu.node, gpu.coordinates.tp,
+               gpu.coordinates.dp, gpu.coordinates.pp, track, e.kind, e.stage, e.microbatch, peer, e.bytes, e.start,
+               e.end, chunk, direction);
+  if (e.peer < 0) {
+    // Actions read as in the schedule notation (3F2); phases and collectives by kind, with the action.
+    std::string name(e.kind);
+    if (e.stage >= 0)
+      name = e.kind.size() == 1 ? fmt::format("{}{}{}", e.stage, e.kind, e.microbatch)
+                                : fmt::format("{} (stage {}, micro-batch {})", e.kind, e.stage, e.microbatch);
+    write_json(e.gpu, e.track, name, e.start, e.end,
+               labelled ? fmt::format(", \"args\": {{\"chunk\": {}, \"direction\": \"{}\"}}", chunk, direction) : "");
+    return;
+  }
+  const std::string result = fmt::format("{}{}{}", e.stage, e.action, e.microbatch);
+  if (sender_kept) write_json(e.gpu, Track::Comm, fmt::format("send {} to {}", result, peer), e.start, e.end);
+  if (receiver_kept) write_json(e.peer, Track::Comm, fmt::format("recv {} from {}", result, gpu.host), e.start, e.end);
+}
+
+void TraceWriter::write_json(int gpu_index, Track track, const std::string& name, double start, double end,
+                             const std::string& args) {
+  const TracedGpu& gpu = gpus_[gpu_index];
+  fmt::format_to(std::back_inserter(json_), ",\n{{\"ph\": \"X\", \"name\": \"{}\", \"cat\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}{}}}",
+             name, track == Track::Compute ? "compute" : "comm", gpu.node, thread_id(gpu, track), start * 1e6,
+             (end - start) * 1e6, args);
+  if (json_.size() > (std::size_t{1} << 20)) flush_json();
+}
+
+void TraceWriter::flush_json() {
+  if (json_gz_) {
+    // Unchecked, as trace.csv's writes are: close() runs in the destructor too.
+    if (json_.size() > 0) gzwrite(json_gz_, json_.data(), static_cast<unsigned>(json_.size()));
+  } else if (json_file_) {
+    std::fwrite(json_.data(), 1, json_.size(), json_file_);
+  }
+  json_.clear();
+}
+
+void TraceWriter::close() {
+  if (csv_) std::fclose(csv_);
+  if (open_) {
+    fmt::format_to(std::back_inserter(json_), "\n]}}\n");
+    flush_json();
+    if (json_gz_) gzclose(json_gz_);
+    if (json_file_) std::fclose(json_file_);
+  }
+  csv_ = json_file_ = nullptr;
+  json_gz_ = nullptr;
+  open_ = false;
+}
+
+}  // namespace pipegrid::output
