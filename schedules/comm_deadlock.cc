@@ -1,30 +1,23 @@
 // CommDeadlock (comm_timing.h) in words: its chain, its fix and its report.
-#include <algorithm>
 #include <fmt/format.h>
 
 #include "schedules/comm_timing.h"
+#include "schedules/wait_chain.h"
 
 namespace pipegrid {
 
-bool CommDeadlock::finished(int rank) const {
-  return std::none_of(blocked.begin(), blocked.end(), [&](const Wait& w) { return w.rank == rank; });
-}
+bool CommDeadlock::finished(int rank) const { return ran_to_end(blocked, rank); }
 
 std::string CommDeadlock::chain() const {
-  std::string text;
-  for (std::size_t i = 0; i < cycle.size(); ++i) {
-    const Wait& w = cycle[i];
-    const bool end = open && i + 1 == cycle.size();
-    text += i == 0 ? fmt::format("rank {} waits for ", w.rank) : ", which waits for ";
+  return chain_text(cycle, open, [&](std::string& text, const Wait& w, bool end) {
     if (w.awaited_rank == w.rank) {
       text += fmt::format("{}, which {}", to_string(w.awaited),
                           end ? "its own program never runs" : "comes later in its own program");
-      continue;
+      return;
     }
     text += fmt::format("rank {} to post {}", w.awaited_rank, to_string(w.awaited));
     if (end) text += finished(w.awaited_rank) ? ", which ends its step without posting it" : ", which never posts it";
-  }
-  return text;
+  });
 }
 
 DeadlockHint CommDeadlock::hint() const {
@@ -48,9 +41,7 @@ std::string CommDeadlock::report(const Schedule& s, const OpLocator& locate_op, 
     else
       text += fmt::format("\n  rank {} is blocked at the end of its program, waiting for its sends", w.rank);
   };
-  for (const Wait& w : cycle) where(w);
-  for (const Wait& w : blocked)
-    if (std::none_of(cycle.begin(), cycle.end(), [&](const Wait& c) { return c.rank == w.rank; })) where(w);
+  chain_then_blocked(cycle, blocked, where);
   return text + "\nfix: " + hint().text;
 }
 

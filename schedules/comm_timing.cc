@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "schedules/messages.h"
+#include "schedules/rank_engine.h"
 #include "schedules/wait_chain.h"
 
 namespace pipegrid {
@@ -29,19 +30,15 @@ struct Park {
   std::size_t index = kNone;
 };
 
-class Engine {
+class Engine : public RankEngine<Engine> {
  public:
   Engine(const Schedule& s, const ActionTimes& times, const CommTimingOptions& options)
-      : s_(s),
-        times_(times),
+      : RankEngine(s, times, options.record_spans),
         options_(options),
-        index_(s.num_stages(), s.microbatches),
         messages_(index_.size()),
-        done_(index_.size(), kUnknown),
-        op_(s.ranks, 0),
         batch_(s.ranks, 0),
         posted_(s.ranks, false),
-        now_(s.ranks, 0),
+        finished_(s.ranks, 0),
         park_(s.ranks),
         late_sends_(s.ranks),
         end_wait_(s.ranks, 0) {
@@ -54,25 +51,10 @@ class Engine {
   }
 
   CommTiming run() {
+    run_ranks();
     CommTiming result;
-    Timing& timing = result.timing;
-    timing.ranks.resize(s_.ranks);
-    if (options_.record_spans) {
-      timing.spans.resize(s_.ranks);
-      for (int r = 0; r < s_.ranks; ++r) timing.spans[r].resize(s_.programs[r].size());
-    }
-    std::vector<char> finished(s_.ranks, 0);
-    for (int r = s_.ranks - 1; r >= 0; --r) runnable_.push_back(r);
-    while (!runnable_.empty()) {
-      const int rank = runnable_.back();
-      runnable_.pop_back();
-      park_[rank] = {};
-      while (!finished[rank] && step(rank, timing, finished[rank])) {
-      }
-    }
-    close_timing(timing, now_);
-    timing.ops_run = op_;
-    if (std::find(finished.begin(), finished.end(), 0) != finished.end()) result.deadlock = deadlock(finished);
+    result.timing = std::move(timing_);
+    if (std::find(finished_.begin(), finished_.end(), 0) != finished_.end()) result.deadlock = deadlock();
     std::stable_sort(spans_.begin(), spans_.end(),
                      [](const MessageSpan& a, const MessageSpan& b) { return a.start < b.start; });
     result.messages = std::move(spans_);
@@ -80,19 +62,21 @@ class Engine {
   }
 
  private:
-  const std::vector<CommBatch>& batches(int rank) const { return s_.comms[rank]; }
+  friend class RankEngine<Engine>;
+
+  const std::vector<CommBatch>& batches(int rank) const { return schedule_.comms[rank]; }
 
   // Numbers each ordered pair's messages in the sender's posting order and chains each to the one
   // before it on its channel.
   void link_channels() {
     std::map<std::pair<int, int>, std::vector<std::size_t>> last;  // per pair: last message per channel
     std::map<std::pair<int, int>, std::size_t> count;
-    for (int rank = 0; rank < s_.ranks; ++rank)
+    for (int rank = 0; rank < schedule_.ranks; ++rank)
       for (const CommBatch& batch : batches(rank))
         for (const CommAction& a : batch.actions) {
           if (!is_send(a.kind)) continue;
-          const Result r = *message_of(s_.layout, a);
-          const std::pair<int, int> pair{rank, receiver_rank(s_, r)};
+          const Result r = *message_of(schedule_.layout, a);
+          const std::pair<int, int> pair{rank, receiver_rank(schedule_, r)};
           auto& channels = last[pair];
           channels.resize(static_cast<std::size_t>(options_.channels), kNone);
           const std::size_t channel = count[pair]++ % channels.size();
@@ -106,12 +90,13 @@ class Engine {
   }
 
   // Runs the rank's next item; false when it must wait (parked) or has finished.
-  bool step(int rank, Timing& timing, char& finished) {
+  bool step(int rank) {
+    if (finished_[rank]) return false;
     const auto& comm = batches(rank);
     std::size_t& b = batch_[rank];
     std::size_t& k = op_[rank];
     if (b < comm.size() && comm[b].before <= k) return run_batch(rank, comm[b]);
-    if (k < s_.programs[rank].size()) return run_op(rank, timing);
+    if (k < schedule_.programs[rank].size()) return run_op(rank);
     // The end of the step: under rendezvous, the sends waited at their use are waited here.
     if (options_.p2p == P2pMode::Rendezvous)
       for (auto& next = end_wait_[rank]; next < late_sends_[rank].size(); ++next) {
@@ -119,7 +104,7 @@ class Engine {
         if (!wait_for_end(rank, m)) return false;
         now_[rank] = std::max(now_[rank], messages_[m].end);
       }
-    finished = 1;
+    finished_[rank] = 1;
     return false;
   }
 
@@ -127,7 +112,7 @@ class Engine {
     if (!posted_[rank]) {
       posted_[rank] = true;
       for (const CommAction& a : batch.actions) {
-        const std::size_t m = index_(*message_of(s_.layout, a));
+        const std::size_t m = index_(*message_of(schedule_.layout, a));
         (is_send(a.kind) ? messages_[m].send_posted : messages_[m].receive_posted) = now_[rank];
         decide(m);
       }
@@ -135,7 +120,7 @@ class Engine {
     if (batch.wait == CommWait::Now) {
       double until = now_[rank];
       for (const CommAction& a : batch.actions) {
-        const std::size_t m = index_(*message_of(s_.layout, a));
+        const std::size_t m = index_(*message_of(schedule_.layout, a));
         if (is_send(a.kind) && options_.p2p == P2pMode::Async) continue;  // done when posted
         if (!wait_for_end(rank, m)) return false;
         until = std::max(until, messages_[m].end);
@@ -147,39 +132,21 @@ class Engine {
     return true;
   }
 
-  bool run_op(int rank, Timing& timing) {
-    const std::size_t k = op_[rank];
-    const Op& op = s_.programs[rank][k];
-    double start = now_[rank];
-    for (int i = 0; i < op.size(); ++i) {
-      const auto in = input_of(s_.layout, op[i]);
-      if (!in) continue;
-      const std::size_t needed = index_(*in);
-      if (s_.rank_of(in->stage) != rank) {
-        if (!wait_for_end(rank, needed)) return false;
-        start = std::max(start, messages_[needed].end);
-      } else {
-        if (done_[needed] == kUnknown) {
-          park_[rank] = {Park::Result, needed};
-          return false;
-        }
-        start = std::max(start, done_[needed]);
-      }
+  // An input from another rank is there when its message arrives; one of the rank's own when computed.
+  std::optional<double> input_ready(int rank, const Result& input, std::size_t needed) {
+    if (schedule_.rank_of(input.stage) != rank) {
+      if (!wait_for_end(rank, needed)) return std::nullopt;
+      return messages_[needed].end;
     }
-    const double duration = times_.of(op);
-    const double end = start + duration;
-    if (options_.record_spans) timing.spans[rank][k] = {start, end};
-    if (k == 0) timing.ranks[rank].start = start;
-    timing.ranks[rank].busy += duration;
-    now_[rank] = end;
-    ++op_[rank];
-    for (int i = 0; i < op.size(); ++i)
-      if (const auto out = output_of(op[i])) {
-        const std::size_t filled = index_(*out);
-        done_[filled] = end;
-      }
-    return true;
+    if (done_[needed] == kNotDone) {
+      park_[rank] = {Park::Result, needed};
+      return std::nullopt;
+    }
+    return done_[needed];
   }
+
+  // A result read on its own rank wakes nobody: the rank parked on it waits for its own later op.
+  void produced(const Result& /*result*/, std::size_t /*filled*/) {}
 
   // True when the message's end is decided; otherwise parks the rank on it.
   bool wait_for_end(int rank, std::size_t m) {
@@ -206,7 +173,7 @@ class Engine {
       msg.end = start + options_.p2p_latency;
       if (options_.record_spans) {
         const Result r = index_.result(m);
-        spans_.push_back({r, sender_rank(s_, r), receiver_rank(s_, r), msg.start, msg.end});
+        spans_.push_back({r, sender_rank(schedule_, r), receiver_rank(schedule_, r), msg.start, msg.end});
       }
       wake(m);
       m = msg.after_on_channel;
@@ -215,10 +182,10 @@ class Engine {
 
   void wake(std::size_t m) {
     const Result r = index_.result(m);
-    for (int rank : {sender_rank(s_, r), receiver_rank(s_, r)})
+    for (int rank : {sender_rank(schedule_, r), receiver_rank(schedule_, r)})
       if (park_[rank].what == Park::MessageEnd && park_[rank].index == m) {
         park_[rank] = {};
-        runnable_.push_back(rank);
+        make_runnable(rank);
       }
   }
 
@@ -242,12 +209,12 @@ class Engine {
       const Message& msg = messages_[m];
       const Result r = index_.result(m);
       if (msg.send_posted == kUnknown) {
-        const int sender = sender_rank(s_, r);
+        const int sender = sender_rank(schedule_, r);
         return {sender, send_of(r), WaitKind::PeerSend, !posts_later(sender, send_of(r))};
       }
       if (msg.receive_posted == kUnknown && options_.p2p == P2pMode::Rendezvous) {
-        const int receiver = receiver_rank(s_, r);
-        const CommAction receive = receive_of(s_.layout, r);
+        const int receiver = receiver_rank(schedule_, r);
+        const CommAction receive = receive_of(schedule_.layout, r);
         return {receiver, receive, WaitKind::PeerReceive, !posts_later(receiver, receive)};
       }
       if (msg.before_on_channel == kNone) throw std::logic_error("comm engine: a decidable message was left undecided");
@@ -256,7 +223,7 @@ class Engine {
   }
 
   bool computes_later(int rank, const Result& r) const {
-    const auto& program = s_.programs[rank];
+    const auto& program = schedule_.programs[rank];
     for (std::size_t k = op_[rank]; k < program.size(); ++k)
       for (int i = 0; i < program[k].size(); ++i) {
         const auto out = output_of(program[k][i]);
@@ -279,11 +246,11 @@ class Engine {
     return {rank, in_batch, in_batch ? batch_[rank] : op_[rank], a.action, a.rank, a.what};
   }
 
-  CommDeadlock deadlock(const std::vector<char>& finished) const {
+  CommDeadlock deadlock() const {
     CommDeadlock result;
     std::map<int, WaitStep> steps;
-    for (int r = 0; r < s_.ranks; ++r) {
-      if (finished[r]) continue;
+    for (int r = 0; r < schedule_.ranks; ++r) {
+      if (finished_[r]) continue;
       result.blocked.push_back(wait_of(r));
       const Awaited a = awaited(r);
       steps[r] = {a.rank, a.never};
@@ -294,20 +261,14 @@ class Engine {
     return result;
   }
 
-  const Schedule& s_;
-  const ActionTimes& times_;
   CommTimingOptions options_;
-  ResultIndex index_;
   std::vector<Message> messages_;   // by result; only the ones that cross ranks are used
-  std::vector<double> done_;        // when each result was computed
-  std::vector<std::size_t> op_;     // next compute op of each rank
   std::vector<std::size_t> batch_;  // next comm batch of each rank
   std::vector<bool> posted_;        // the rank's next batch is posted and being waited for
-  std::vector<double> now_;
+  std::vector<char> finished_;      // the rank ran its whole step
   std::vector<Park> park_;
   std::vector<std::vector<std::size_t>> late_sends_;  // per rank: its sends waited at the end of the step
   std::vector<std::size_t> end_wait_;                 // how many of them it has waited for
-  std::vector<int> runnable_;
   std::vector<MessageSpan> spans_;  // with record_spans: each message as its flow is decided
 };
 

@@ -1,6 +1,5 @@
 #include "schedules/deadlock.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <stdexcept>
@@ -10,16 +9,10 @@
 
 namespace pipegrid {
 
-bool Deadlock::finished(int rank) const {
-  return std::none_of(blocked.begin(), blocked.end(), [&](const Wait& w) { return w.rank == rank; });
-}
+bool Deadlock::finished(int rank) const { return ran_to_end(blocked, rank); }
 
 std::string Deadlock::chain() const {
-  std::string text;
-  for (std::size_t i = 0; i < cycle.size(); ++i) {
-    const Wait& w = cycle[i];
-    const bool end = open && i + 1 == cycle.size();
-    text += i == 0 ? fmt::format("rank {} waits for ", w.rank) : ", which waits for ";
+  return chain_text(cycle, open, [&](std::string& text, const Wait& w, bool end) {
     text += to_string(w.awaited);
     if (w.awaited_rank == w.rank)
       text += end ? ", which its own program never runs" : ", which comes later in its own program";
@@ -27,8 +20,7 @@ std::string Deadlock::chain() const {
       text += fmt::format(" on rank {}", w.awaited_rank);
     if (end && w.awaited_rank != w.rank)
       text += finished(w.awaited_rank) ? ", which ends its step without running it" : ", which never runs it";
-  }
-  return text;
+  });
 }
 
 DeadlockHint Deadlock::hint() const {
@@ -44,9 +36,7 @@ std::string Deadlock::report(const Schedule& schedule, const OpLocator& locate) 
     text += fmt::format("\n  rank {} is blocked at {} ({})", w.rank, to_string(schedule.programs[w.rank][w.position]),
                         locate(w.rank, w.position));
   };
-  for (const Wait& w : cycle) where(w);
-  for (const Wait& w : blocked)
-    if (std::none_of(cycle.begin(), cycle.end(), [&](const Wait& c) { return c.rank == w.rank; })) where(w);
+  chain_then_blocked(cycle, blocked, where);
   return text + "\nfix: " + hint().text;
 }
 

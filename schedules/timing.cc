@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedules/rank_engine.h"
 #include "schedules/results.h"
 
 namespace pipegrid {
@@ -9,75 +10,36 @@ namespace pipegrid {
 namespace {
 
 constexpr std::size_t kNothing = static_cast<std::size_t>(-1);
-constexpr double kNotDone = -1;
 
-class Engine {
+class Engine : public RankEngine<Engine> {
  public:
   Engine(const Schedule& schedule, const ActionTimes& times, const TimingOptions& options)
-      : schedule_(schedule),
-        times_(times),
-        options_(options),
-        index_(schedule.num_stages(), schedule.microbatches),
-        done_(index_.size(), kNotDone),
-        pc_(schedule.ranks, 0),
-        free_at_(schedule.ranks, 0),
-        waiting_for_(schedule.ranks, kNothing) {}
+      : RankEngine(schedule, times, options.record_spans), options_(options), waiting_for_(schedule.ranks, kNothing) {}
 
   Timing run() {
-    Timing timing;
-    timing.ranks.resize(schedule_.ranks);
-    if (options_.record_spans) {
-      timing.spans.resize(schedule_.ranks);
-      for (int r = 0; r < schedule_.ranks; ++r) timing.spans[r].resize(schedule_.programs[r].size());
-    }
-    std::vector<int> runnable(schedule_.ranks);
-    for (int r = 0; r < schedule_.ranks; ++r) runnable[r] = schedule_.ranks - 1 - r;
-    while (!runnable.empty()) {
-      const int rank = runnable.back();
-      runnable.pop_back();
-      const auto& program = schedule_.programs[rank];
-      while (pc_[rank] < program.size() && try_start(rank, timing)) {
-        ++pc_[rank];
-        runnable.insert(runnable.end(), woken_.begin(), woken_.end());
-        woken_.clear();
-      }
-    }
-    finish(timing);
-    return timing;
+    run_ranks();
+    find_stall();
+    return std::move(timing_);
   }
 
  private:
-  // Starts the rank's next op if its inputs are there; otherwise parks the rank on the missing one,
-  // to be woken by whoever produces it.
-  bool try_start(int rank, Timing& timing) {
-    const Op& op = schedule_.programs[rank][pc_[rank]];
-    double start = free_at_[rank];
-    for (int i = 0; i < op.size(); ++i) {
-      const auto input = input_of(schedule_.layout, op[i]);
-      if (!input) continue;
-      const std::size_t needed = index_(*input);
-      double ready = done_[needed];
-      if (ready == kNotDone) {
-        waiting_for_[rank] = needed;
-        return false;
-      }
-      if (schedule_.rank_of(input->stage) != rank) ready += options_.p2p_latency;
-      start = std::max(start, ready);
+  friend class RankEngine<Engine>;
+
+  bool step(int rank) { return op_[rank] < schedule_.programs[rank].size() && run_op(rank); }
+
+  // An input is there once produced, a latency later on another rank; a rank that finds it missing
+  // parks on it, to be woken by whoever produces it.
+  std::optional<double> input_ready(int rank, const Result& input, std::size_t needed) {
+    double ready = done_[needed];
+    if (ready == kNotDone) {
+      waiting_for_[rank] = needed;
+      return std::nullopt;
     }
-    const double duration = times_.of(op);
-    const double end = start + duration;
-    if (options_.record_spans) timing.spans[rank][pc_[rank]] = {start, end};
-    if (pc_[rank] == 0) timing.ranks[rank].start = start;
-    timing.ranks[rank].busy += duration;
-    free_at_[rank] = end;
-    for (int i = 0; i < op.size(); ++i)
-      if (const auto output = output_of(op[i])) produce(*output, end);
-    return true;
+    if (schedule_.rank_of(input.stage) != rank) ready += options_.p2p_latency;
+    return ready;
   }
 
-  void produce(const Result& result, double end) {
-    const std::size_t filled = index_(result);
-    done_[filled] = end;
+  void produced(const Result& result, std::size_t filled) {
     // Whoever reads a result holds the next stage, the previous one or this one.
     const StageLayout& layout = schedule_.layout;
     for (int stage : {layout.next[result.stage], layout.prev[result.stage], result.stage}) {
@@ -85,7 +47,7 @@ class Engine {
       const int reader = schedule_.rank_of(stage);
       if (waiting_for_[reader] == filled) {
         waiting_for_[reader] = kNothing;
-        woken_.push_back(reader);
+        make_runnable(reader);
       }
     }
   }
@@ -99,7 +61,7 @@ class Engine {
       return a.stage == result.stage && a.microbatch == result.microbatch &&
              (result.flow == Flow::Forward ? a.kind == Kind::F : a.kind == Kind::B || a.kind == Kind::I);
     };
-    for (std::size_t pos = pc_[owner]; pos < program.size(); ++pos)
+    for (std::size_t pos = op_[owner]; pos < program.size(); ++pos)
       for (int i = 0; i < program[pos].size(); ++i)
         if (produces(program[pos][i])) return {program[pos][i], false};
     if (result.flow == Flow::Forward) return {Action{result.stage, result.microbatch, Kind::F}, true};
@@ -110,29 +72,19 @@ class Engine {
     return {Action{result.stage, result.microbatch, kind}, true};
   }
 
-  void finish(Timing& timing) const {
-    close_timing(timing, free_at_);
-    timing.ops_run = pc_;
-
+  void find_stall() {
     Stall stall;
     for (int r = 0; r < schedule_.ranks; ++r) {
-      if (pc_[r] == schedule_.programs[r].size()) continue;
+      if (op_[r] == schedule_.programs[r].size()) continue;
       const Result awaited = index_.result(waiting_for_[r]);
       const auto [action, never_runs] = producer_of(awaited);
-      stall.waits.push_back({r, pc_[r], action, schedule_.rank_of(awaited.stage), never_runs});
+      stall.waits.push_back({r, op_[r], action, schedule_.rank_of(awaited.stage), never_runs});
     }
-    if (!stall.waits.empty()) timing.stall = std::move(stall);
+    if (!stall.waits.empty()) timing_.stall = std::move(stall);
   }
 
-  const Schedule& schedule_;
-  const ActionTimes& times_;
   TimingOptions options_;
-  ResultIndex index_;
-  std::vector<double> done_;  // when each result was produced; kNotDone until then
-  std::vector<std::size_t> pc_;
-  std::vector<double> free_at_;
   std::vector<std::size_t> waiting_for_;  // the result a parked rank waits for
-  std::vector<int> woken_;
 };
 
 }  // namespace

@@ -1,19 +1,18 @@
 #include "sim/cli/app.h"
 
 #include <iostream>
-#include <memory>
 #include <new>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "common/version.h"
-#include "sim/cli/command_options.h"
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/options_command.h"
 #include "sim/cli/pitfalls_command.h"
 #include "sim/cli/platform_command.h"
 #include "sim/cli/report_command.h"
+#include "sim/cli/subcommand.h"
 
 namespace pipegrid::cli {
 
@@ -21,9 +20,8 @@ namespace {
 
 // simulate, schedule and check: their flags are an experiment, run and printed.
 void add_experiment_command(CLI::App& app, std::function<int()>& run, input::Command command, const char* help) {
-  CLI::App* sub = app.add_subcommand(std::string(input::command_name(command)), help);
-  auto options = std::make_shared<CommandOptions>(*sub, command);
-  sub->callback([&run, options] { run = [options] { return run_and_print(input::Experiment{options->values()}); }; });
+  add_subcommand(app, run, command, std::string(input::command_name(command)), help,
+                 [](const input::OptionValues& values) { return run_and_print(input::Experiment{values}); });
 }
 
 }  // namespace

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
-#include <memory>
 #include <thread>
 
 #include "common/exit_codes.h"
@@ -13,6 +12,7 @@
 #include "sim/cli/command_options.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/gantt_plot.h"
+#include "sim/cli/subcommand.h"
 #include "sim/input/text_values.h"
 #include "sim/sweep/slurm.h"
 #include "sim/sweep/sweep_spec.h"
@@ -114,17 +114,16 @@ int run_sweep(const input::OptionValues& v) {
 }  // namespace
 
 void add_experiment_commands(CLI::App& app, std::function<int()>& run) {
-  CLI::App* run_command =
-      app.add_subcommand("run", "Run an experiment file (TOML); flags after it override its keys");
-  auto run_options = std::make_shared<CommandOptions>(*run_command, input::Command::Run);
-  run_command->allow_extras();
-  run_command->callback([&run, run_options, run_command] {
-    run = [flags = run_options->values(), overrides = run_command->remaining()] { return run_experiment(flags, overrides); };
+  const Subcommand run_command = add_subcommand(app, input::Command::Run, "run",
+                                                "Run an experiment file (TOML); flags after it override its keys");
+  run_command.app->allow_extras();
+  // Its flags and the words after them (the overrides) are taken when it is chosen.
+  run_command.app->callback([&run, options = run_command.options, sub = run_command.app] {
+    run = [flags = options->values(), overrides = sub->remaining()] { return run_experiment(flags, overrides); };
   });
 
-  CLI::App* sweep = app.add_subcommand("sweep", "Run every configuration of a sweep file, in parallel, resumably");
-  auto sweep_options = std::make_shared<CommandOptions>(*sweep, input::Command::Sweep);
-  sweep->callback([&run, sweep_options] { run = [sweep_options] { return run_sweep(sweep_options->values()); }; });
+  add_subcommand(app, run, input::Command::Sweep, "sweep",
+                 "Run every configuration of a sweep file, in parallel, resumably", run_sweep);
 }
 
 }  // namespace pipegrid::cli

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/exit_codes.h"
+#include "sim/cli/subcommand.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/option_value.h"
 
@@ -68,12 +69,9 @@ void write_options_markdown(std::ostream& out) {
 }
 
 void add_options_command(CLI::App& app, std::function<int()>& run) {
-  CLI::App* options = app.add_subcommand("options", "Print every option of every command (docs/options.md)");
-  options->callback([&run] {
-    run = [] {
-      write_options_markdown(std::cout);
-      return kExitOk;
-    };
+  run_when_chosen(*app.add_subcommand("options", "Print every option of every command (docs/options.md)"), run, [] {
+    write_options_markdown(std::cout);
+    return kExitOk;
   });
 }
 

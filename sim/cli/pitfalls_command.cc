@@ -4,13 +4,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
-#include <memory>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "sim/cli/child_process.h"
-#include "sim/cli/command_options.h"
 #include "sim/cli/gantt_plot.h"
+#include "sim/cli/subcommand.h"
 #include "sim/input/option_schema.h"
 #include "sim/report/report.h"
 #include "sim/run/lesson.h"
@@ -139,10 +138,8 @@ int pitfalls(const input::OptionValues& v) {
 }  // namespace
 
 void add_pitfalls_command(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand(
-      "pitfalls", "List the catalogue of pipeline pitfalls, or run one lesson's broken and fixed setups");
-  auto options = std::make_shared<CommandOptions>(*sub, input::Command::Pitfalls);
-  sub->callback([&run, options] { run = [options] { return pitfalls(options->values()); }; });
+  add_subcommand(app, run, input::Command::Pitfalls, "pitfalls",
+                 "List the catalogue of pipeline pitfalls, or run one lesson's broken and fixed setups", pitfalls);
 }
 
 }  // namespace pipegrid::cli

@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 #include <iostream>
-#include <memory>
 
 #include "common/input_error.h"
 #include "common/exit_codes.h"
-#include "sim/cli/command_options.h"
 #include "sim/cli/platform_perturb.h"
+#include "sim/cli/subcommand.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_summary.h"
@@ -19,51 +18,34 @@ namespace pipegrid::cli {
 
 namespace {
 
-void add_gen(CLI::App& platform, std::function<int()>& run) {
-  CLI::App* gen = platform.add_subcommand(
-      "gen", "Write the SimGrid platform file of a GPU cluster to stdout (platforms/README.md explains it)");
-  auto options = std::make_shared<CommandOptions>(*gen, input::Command::PlatformGen);
-  gen->callback([&run, options] {
-    run = [options] {
-      const input::OptionValues v = options->values();
-      v.check_required();
-      const platform::ClusterSpec cluster = run::generated_cluster(v);
-      for (const std::string& note : platform::no_effect_options(run::cluster_options(v), cluster))
-        std::cerr << "pipegrid: warning: " << note << '\n';
-      platform::write_platform_xml(std::cout, cluster);
-      return kExitOk;
-    };
-  });
+int run_gen(const input::OptionValues& v) {
+  v.check_required();
+  const platform::ClusterSpec cluster = run::generated_cluster(v);
+  for (const std::string& note : platform::no_effect_options(run::cluster_options(v), cluster))
+    std::cerr << "pipegrid: warning: " << note << '\n';
+  platform::write_platform_xml(std::cout, cluster);
+  return kExitOk;
 }
 
-void add_info(CLI::App& platform, std::function<int()>& run) {
-  CLI::App* info = platform.add_subcommand(
-      "info", "Check a platform file and summarise it; with --route, the route SimGrid computes between two hosts");
-  auto options = std::make_shared<CommandOptions>(*info, input::Command::PlatformInfo);
-  info->callback([&run, options] {
-    run = [options] {
-      const input::OptionValues v = options->values();
-      v.check_required();
-      const std::string& file = v.text("file");
-      const std::vector<std::string> route = v.names("route");
-      const platform::PlatformFacts facts = platform::read_platform(file);
-      // Checked here, before SimGrid starts, so that a typo is our one line and not a SimGrid abort.
-      for (const std::string& host : route) {
-        if (!facts.has_host(host)) throw InputError(fmt::format("--route {}: no host of that name in {}", host, file));
-        // SimGrid dies (xbt_die) on a route from or to a host of a zone routed None.
-        if (route.size() == 2 && route[0] != route[1] &&
-            facts.zones[facts.zone_of_netpoint.at(host)].routing == "None")
-          throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
-      }
-      platform::describe_platform(std::cout, facts);
-      if (route.size() == 2) {
-        const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
-        std::cout << '\n';
-        platform::describe_route(std::cout, facts, routes.front());
-      }
-      return kExitOk;
-    };
-  });
+int run_info(const input::OptionValues& v) {
+  v.check_required();
+  const std::string& file = v.text("file");
+  const std::vector<std::string> route = v.names("route");
+  const platform::PlatformFacts facts = platform::read_platform(file);
+  // Checked here, before SimGrid starts, so that a typo is our one line and not a SimGrid abort.
+  for (const std::string& host : route) {
+    if (!facts.has_host(host)) throw InputError(fmt::format("--route {}: no host of that name in {}", host, file));
+    // SimGrid dies (xbt_die) on a route from or to a host of a zone routed None.
+    if (route.size() == 2 && route[0] != route[1] && facts.zones[facts.zone_of_netpoint.at(host)].routing == "None")
+      throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
+  }
+  platform::describe_platform(std::cout, facts);
+  if (route.size() == 2) {
+    const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
+    std::cout << '\n';
+    platform::describe_route(std::cout, facts, routes.front());
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -71,8 +53,11 @@ void add_info(CLI::App& platform, std::function<int()>& run) {
 void add_platform_commands(CLI::App& app, std::function<int()>& run) {
   CLI::App* platform = app.add_subcommand("platform", "Generate or inspect SimGrid platform files of GPU clusters");
   platform->require_subcommand(1);
-  add_gen(*platform, run);
-  add_info(*platform, run);
+  add_subcommand(*platform, run, input::Command::PlatformGen, "gen",
+                 "Write the SimGrid platform file of a GPU cluster to stdout (platforms/README.md explains it)", run_gen);
+  add_subcommand(*platform, run, input::Command::PlatformInfo, "info",
+                 "Check a platform file and summarise it; with --route, the route SimGrid computes between two hosts",
+                 run_info);
   add_perturb(*platform, run);
 }
 

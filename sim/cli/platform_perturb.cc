@@ -4,11 +4,10 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
-#include <memory>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
-#include "sim/cli/command_options.h"
+#include "sim/cli/subcommand.h"
 #include "sim/platform/perturb.h"
 
 namespace pipegrid::cli {
@@ -44,10 +43,9 @@ int run_perturb(const input::OptionValues& v) {
 }  // namespace
 
 void add_perturb(CLI::App& platform, std::function<int()>& run) {
-  CLI::App* perturb = platform.add_subcommand(
-      "perturb", "Write a platform file with SimGrid profiles: a GPU slowed, a link degraded, a host or link failing");
-  auto options = std::make_shared<CommandOptions>(*perturb, input::Command::PlatformPerturb);
-  perturb->callback([&run, options] { run = [options] { return run_perturb(options->values()); }; });
+  add_subcommand(platform, run, input::Command::PlatformPerturb, "perturb",
+                 "Write a platform file with SimGrid profiles: a GPU slowed, a link degraded, a host or link failing",
+                 run_perturb);
 }
 
 }  // namespace pipegrid::cli

@@ -1,28 +1,24 @@
 #include "sim/cli/report_command.h"
 
 #include <iostream>
-#include <memory>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
-#include "sim/cli/command_options.h"
+#include "sim/cli/subcommand.h"
 #include "sim/report/report.h"
 
 namespace pipegrid::cli {
 
 void add_report_command(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand(
-      "report", "Write DIR/report.html: a run's inputs, summary, Gantt chart, deadlock, links and lesson, one offline page");
-  auto options = std::make_shared<CommandOptions>(*sub, input::Command::Report);
-  sub->callback([&run, options] {
-    run = [options] {
-      const input::OptionValues values = options->values();
-      values.check_required();
-      const std::string path = report::write_report(values.text("dir"));
-      std::cout << "wrote " << path << '\n';
-      return kExitOk;
-    };
-  });
+  add_subcommand(
+      app, run, input::Command::Report, "report",
+      "Write DIR/report.html: a run's inputs, summary, Gantt chart, deadlock, links and lesson, one offline page",
+      [](const input::OptionValues& values) {
+        values.check_required();
+        const std::string path = report::write_report(values.text("dir"));
+        std::cout << "wrote " << path << '\n';
+        return kExitOk;
+      });
 }
 
 void check_report_request(const input::OptionValues& values) {

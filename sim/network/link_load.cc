@@ -53,16 +53,8 @@ double covered_time(std::vector<std::pair<double, double>> intervals) {
 
 std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<LoadPiece>& load, double width) {
   std::map<std::int64_t, double> windows;
-  for (const LoadPiece& piece : load) {
-    const auto first = static_cast<std::int64_t>(std::floor(piece.start / width));
-    const auto last = static_cast<std::int64_t>(std::floor(piece.end / width));
-    const double rate = piece.bytes / (piece.end - piece.start);
-    for (std::int64_t k = first; k <= last; ++k) {
-      const double from = std::max(piece.start, static_cast<double>(k) * width);
-      const double to = std::min(piece.end, static_cast<double>(k + 1) * width);
-      if (to > from) windows[k] += first == last ? piece.bytes : rate * (to - from);
-    }
-  }
+  for (const LoadPiece& piece : load)
+    split_over_windows(piece, width, [&](std::int64_t k, double bytes) { windows[k] += bytes; });
   return {windows.begin(), windows.end()};
 }
 

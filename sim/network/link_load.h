@@ -3,6 +3,8 @@
 // window wherever that window starts. No SimGrid here: the network (network.h) records the pieces.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -28,6 +30,21 @@ double covered_time(std::vector<std::pair<double, double>> intervals);
 /// Bytes per window of a fixed grid: window k is [k·width, (k + 1)·width). Only windows with bytes,
 /// in increasing k; a piece's bytes are spread over the windows it overlaps in proportion to overlap.
 std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<LoadPiece>& load, double width);
+
+/// One piece's share of that grid: `add(k, bytes)` for each window k it overlaps, in increasing k.
+/// A piece inside one window gives it all its bytes, not rate × length (bytes_per_window and the fold,
+/// load_fold.h, both split with it, so their grids agree bit for bit).
+template <class Add>
+void split_over_windows(const LoadPiece& piece, double width, Add add) {
+  const auto first = static_cast<std::int64_t>(std::floor(piece.start / width));
+  const auto last = static_cast<std::int64_t>(std::floor(piece.end / width));
+  const double rate = piece.bytes / (piece.end - piece.start);
+  for (std::int64_t k = first; k <= last; ++k) {
+    const double from = std::max(piece.start, static_cast<double>(k) * width);
+    const double to = std::min(piece.end, static_cast<double>(k + 1) * width);
+    if (to > from) add(k, first == last ? piece.bytes : rate * (to - from));
+  }
+}
 
 /// A change of a link's rate: a piece starting (+rate, one more piece) or ending (−rate, one fewer).
 struct RateChange {

@@ -1,7 +1,6 @@
 #include "sim/network/load_fold.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 #include <stdexcept>
@@ -66,15 +65,8 @@ void LoadFold::fold_below(double horizon, double busy_horizon, bool everything) 
 }
 
 void LoadFold::add_window_bytes(const LoadPiece& piece) {
-  // bytes_per_window's arithmetic, window by window in piece order.
-  const auto first = static_cast<std::int64_t>(std::floor(piece.start / width_));
-  const auto last = static_cast<std::int64_t>(std::floor(piece.end / width_));
-  const double rate = piece.bytes / (piece.end - piece.start);
-  for (std::int64_t k = first; k <= last; ++k) {
-    const double from = std::max(piece.start, static_cast<double>(k) * width_);
-    const double to = std::min(piece.end, static_cast<double>(k + 1) * width_);
-    if (!(to > from)) continue;
-    const double bytes = first == last ? piece.bytes : rate * (to - from);
+  // bytes_per_window's split, window by window in piece order.
+  split_over_windows(piece, width_, [&](std::int64_t k, double bytes) {
     // Pieces mostly come in time order: the window is the last one, or new after it.
     if (!windows_.empty() && windows_.back().first == k) {
       windows_.back().second += bytes;
@@ -88,7 +80,7 @@ void LoadFold::add_window_bytes(const LoadPiece& piece) {
       else
         windows_.insert(it, {k, bytes});
     }
-  }
+  });
 }
 
 void LoadFold::add_covered(double start, double end) {

@@ -172,14 +172,7 @@ class Reader {
   // <backbone id bandwidth latency>: a SHARED link of a Cluster zone.
   void read_backbone(const pugi::xml_node& node, const std::string& routing) {
     need_cluster_routing(node, routing);
-    LinkFacts link;
-    link.name = id_of(node);
-    link.line = source_.line_of(node);
-    const std::string bandwidth_text = node.attribute("bandwidth").value();
-    link.bandwidth = positive_quantity(source_, node, fmt::format("backbone {}: bandwidth", link.name), bandwidth_text,
-                                       parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
-    link.latency = latency_value(source_, node, fmt::format("backbone {}: latency", link.name),
-                                 node.attribute("latency").as_string("0"));
+    LinkFacts link = read_link_rates(node, "backbone");
     link.sharing_policy = "SHARED";
     add_link(node, std::move(link));
   }
@@ -315,15 +308,21 @@ class Reader {
     facts_.links.push_back(std::move(link));
   }
 
-  void read_link(const pugi::xml_node& node) {
+  // The id, line, bandwidth and latency of a <link> or <backbone> (`element`, which its errors name).
+  LinkFacts read_link_rates(const pugi::xml_node& node, std::string_view element) {
     LinkFacts link;
     link.name = id_of(node);
     link.line = source_.line_of(node);
     const std::string bandwidth_text = node.attribute("bandwidth").value();
-    link.bandwidth = positive_quantity(source_, node, fmt::format("link {}: bandwidth", link.name), bandwidth_text,
-                                       parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
-    link.latency =
-        latency_value(source_, node, fmt::format("link {}: latency", link.name), node.attribute("latency").as_string("0"));
+    link.bandwidth = positive_quantity(source_, node, fmt::format("{} {}: bandwidth", element, link.name),
+                                       bandwidth_text, parse_bandwidth(bandwidth_text), "25GBps or 200Gbps");
+    link.latency = latency_value(source_, node, fmt::format("{} {}: latency", element, link.name),
+                                 node.attribute("latency").as_string("0"));
+    return link;
+  }
+
+  void read_link(const pugi::xml_node& node) {
+    LinkFacts link = read_link_rates(node, "link");
     if (!node.attribute("state_file").empty()) {
       // SimGrid 3.32 gives a SPLITDUPLEX link's state event to both directions, which do not know it:
       // xbt_die("Unknown event!") in NetworkCm02Link::apply_event.
