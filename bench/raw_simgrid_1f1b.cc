@@ -116,7 +116,7 @@ int run(int argc, char** argv) {
   if (values.text("schedule") != "1f1b")
     throw pipegrid::InputError("--schedule: this bench runs 1f1b only (pipegrid's other schedules are compared "
                                "against the same 1F1B loop)");
-  const pipegrid::run::ResolvedRun resolved = pipegrid::run::resolve_simulation(values);
+  const pipegrid::run::ResolvedRun resolved = pipegrid::run::resolve_simulation(pipegrid::run::simulation_spec(values));
   const pipegrid::sim::SimulationInput& in = resolved.input;
   const pipegrid::sim::Placement& placement = in.placement;
   const double resolve_wall = resolving.wall_since(), resolve_cpu = resolving.cpu_since();

@@ -125,27 +125,16 @@ void lower_blocking_calls(Schedule& s) {
     }
 }
 
+constexpr Named<CommPlan> kPlans[] = {
+    {"framework", CommPlan::Framework}, {"megatron", CommPlan::Megatron}, {"torch", CommPlan::Torch},
+    {"dualpipe", CommPlan::DualPipe},   {"zb", CommPlan::Zb},             {"per-op", CommPlan::PerOp},
+    {"blocking-calls", CommPlan::BlockingCalls}};
+
 }  // namespace
 
-std::string_view comm_plan_name(CommPlan plan) {
-  switch (plan) {
-    case CommPlan::Framework:
-      return "framework";
-    case CommPlan::Megatron:
-      return "megatron";
-    case CommPlan::Torch:
-      return "torch";
-    case CommPlan::DualPipe:
-      return "dualpipe";
-    case CommPlan::Zb:
-      return "zb";
-    case CommPlan::PerOp:
-      return "per-op";
-    case CommPlan::BlockingCalls:
-      return "blocking-calls";
-  }
-  return "?";
-}
+std::span<const Named<CommPlan>> comm_plans() { return kPlans; }
+
+std::string_view comm_plan_name(CommPlan plan) { return name_of(comm_plans(), plan); }
 
 CommPlan plan_of_framework(const Schedule& s) {
   const std::string_view name = s.name;

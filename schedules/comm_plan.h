@@ -3,7 +3,10 @@
 // docs/design.md ("Comm plans") says for each plan where its order comes from.
 #pragma once
 
+#include <span>
 #include <string_view>
+
+#include "common/named.h"
 
 #include "schedules/schedule.h"
 
@@ -20,6 +23,8 @@ enum class CommPlan {
                   // before its op, each waited at once — the naive order that deadlocks 1F1B
 };
 
+/// Every plan by the name --comm-plan takes, in the order `pipegrid options` lists them.
+std::span<const Named<CommPlan>> comm_plans();
 std::string_view comm_plan_name(CommPlan plan);
 
 /// The plan `framework` means for a schedule, by its generator's name (a hand-written one's is

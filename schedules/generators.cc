@@ -2,6 +2,7 @@
 
 #include <array>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "common/input_error.h"
 
@@ -44,14 +45,15 @@ const GeneratorInfo* find_generator(std::string_view name) {
 Schedule generate_schedule(std::string_view name, ScheduleParams params) {
   const GeneratorInfo* generator = find_generator(name);
   if (!generator) throw InputError(fmt::format("--schedule {}: unknown schedule; known: {}", name, known_names()));
-  if (params.ranks < 1) throw InputError(fmt::format("--pp {}: must be at least 1", params.ranks));
-  if (params.microbatches < 1)
-    throw InputError(fmt::format("--microbatches {}: must be at least 1", params.microbatches));
+  // The option schema holds --pp, --microbatches and --chunks to their ranges: a caller past it that
+  // breaks them is a bug.
+  if (params.ranks < 1 || params.microbatches < 1 || params.chunks < 0)
+    throw std::invalid_argument(fmt::format("generate_schedule: {} ranks, {} micro-batches, {} chunks", params.ranks,
+                                            params.microbatches, params.chunks));
   if (params.chunks == 0) params.chunks = generator->default_chunks;
   if (generator->chunks_are_fixed && params.chunks != generator->default_chunks)
     throw InputError(fmt::format("--chunks {}: {} has {} chunk(s) per rank", params.chunks, name,
                                  generator->default_chunks));
-  if (params.chunks < 1) throw InputError(fmt::format("--chunks {}: must be at least 1", params.chunks));
   return generator->generate(params);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/named.h"
 #include "schedules/schedule.h"
 #include "schedules/comm_check.h"
 #include "schedules/validate.h"
@@ -18,6 +19,8 @@ enum class CsvPlacement {
   Loop,      // stage s on rank s mod p (interleaved)
   V,         // rank r holds stages r and 2p − 1 − r (ZB-V, DualPipeV)
 };
+inline constexpr Named<CsvPlacement> kCsvPlacements[] = {
+    {"inferred", CsvPlacement::Inferred}, {"loop", CsvPlacement::Loop}, {"v", CsvPlacement::V}};
 
 /// A schedule read from a file, with the source column of every op for error messages.
 struct CsvSchedule {

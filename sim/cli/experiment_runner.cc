@@ -14,7 +14,7 @@ int run_command(const input::Experiment& experiment) {
   const input::OptionValues& values = experiment.values;
   switch (experiment.command()) {
     case input::Command::Simulate:
-      return print_simulation_outcome(run::run_simulation(values), values.text("format"));
+      return print_simulation_outcome(run::run_simulation(run::simulation_spec(values)), values.text("format"));
     case input::Command::Schedule:
       return run_schedule_command(values, input::Command::Schedule);
     case input::Command::Check:

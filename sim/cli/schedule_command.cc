@@ -40,7 +40,8 @@ class TemporaryDirectory {
 
 run::ScheduleOutcome run_command(const input::OptionValues& values, input::Command command,
                                  const std::optional<std::string>& out_dir = {}) {
-  return command == input::Command::Check ? run::run_check(values, out_dir) : run::run_schedule(values, out_dir);
+  const run::ScheduleCommandSpec spec = run::schedule_command_spec(values, command, out_dir);
+  return command == input::Command::Check ? run::run_check(spec) : run::run_schedule(spec);
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   for (const auto& [link_class, bytes] : summary["bytes_per_link_class"].items())
     out << fmt::format(" {} {:.4g}", link_class, bytes.get<double>());
   out << '\n';
-  if (!run.out_dir.empty()) out << output::written_line(run.out_dir, written) << '\n';
+  if (!run.outputs.dir.empty()) out << output::written_line(run.outputs.dir, written) << '\n';
 }
 
 }  // namespace
@@ -91,7 +91,7 @@ int print_simulation_outcome(const run::SimulationOutcome& outcome, const std::s
   if (outcome.deadlock) {
     std::cerr << *outcome.deadlock << '\n';
     if (!outcome.written.empty() && outcome.written.back() == output::OutputFile::Deadlock)
-      std::cerr << "wrote " << output::output_path(outcome.run.out_dir, output::OutputFile::Deadlock) << '\n';
+      std::cerr << "wrote " << output::output_path(outcome.run.outputs.dir, output::OutputFile::Deadlock) << '\n';
     return kExitDeadlock;
   }
   if (format == "json") std::cout << outcome.summary.dump(2) << '\n';

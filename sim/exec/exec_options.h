@@ -5,15 +5,16 @@
 
 #include <vector>
 
+#include "common/named.h"
 #include "schedules/p2p_mode.h"
-#include "sim/network/collectives.h"
-#include "sim/network/expert_flows.h"
+#include "sim/network/fidelity.h"
 
 namespace pipegrid::sim {
 
 /// What a job does when a flow is cut by a link going down (--on-failure): fail at once (exit 4), or
 /// resend the flow once the link is on again. A host going down always fails it.
 enum class OnFailure { Fail, Wait };
+inline constexpr Named<OnFailure> kOnFailures[] = {{"fail", OnFailure::Fail}, {"wait", OnFailure::Wait}};
 
 /// The order in which a GPU issues its step-end gradient collectives, each waited for before the next
 /// (plan_gradient_reductions). Megatron's finalize_model_grads
@@ -25,6 +26,10 @@ enum class GradSyncOrder {
   ByStage,         // the first stage's embeddings first, the last stage's data-parallel first: no cycle
   Crossed,         // embeddings first where pp + dp is even: a cycle of waits with pp 2, dp 2
 };
+inline constexpr Named<GradSyncOrder> kGradSyncOrders[] = {{"megatron", GradSyncOrder::Megatron},
+                                                            {"embedding-first", GradSyncOrder::EmbeddingFirst},
+                                                            {"by-stage", GradSyncOrder::ByStage},
+                                                            {"crossed", GradSyncOrder::Crossed}};
 
 /// The check before the optimizer's update (optimizer_step.h).
 enum class OptimizerSync {
@@ -32,6 +37,17 @@ enum class OptimizerSync {
   PostValidation,  // the zero-bubble paper's chains of partial checks
   None,            // no check: the pipeline alone (the contention-free engine's view)
 };
+inline constexpr Named<OptimizerSync> kOptimizerSyncs[] = {
+    {"allreduce", OptimizerSync::AllReduce}, {"post-validation", OptimizerSync::PostValidation},
+    {"none", OptimizerSync::None}};
+
+/// The switches' names: --grad-overlap and --param-gather-overlap (on, off), --tp-lockstep and
+/// --rail-fold (auto, off), --route-search (auto: pipegrid's search, simgrid), --simgrid-flows
+/// (exec, comm).
+inline constexpr Named<bool> kOnOff[] = {{"on", true}, {"off", false}};
+inline constexpr Named<bool> kAutoOff[] = {{"auto", true}, {"off", false}};
+inline constexpr Named<bool> kRouteSearches[] = {{"auto", true}, {"simgrid", false}};
+inline constexpr Named<bool> kSimGridFlows[] = {{"exec", true}, {"comm", false}};
 
 struct ExecOptions {
   P2pMode p2p = P2pMode::Async;

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "sim/network/expert_flows.h"
+
 namespace pipegrid::sim {
 
 namespace {

@@ -3,9 +3,17 @@
 #include <algorithm>
 #include <climits>
 
+#include "schedules/comm_plan.h"
 #include "schedules/generators.h"
+#include "schedules/p2p_mode.h"
+#include "schedules/schedule_csv.h"
+#include "sim/exec/exec_options.h"
 #include "sim/input/text_values.h"
+#include "sim/model/kernels.h"
+#include "sim/model/parallelism.h"
 #include "sim/model/presets.h"
+#include "sim/output/trace_options.h"
+#include "sim/platform/cluster_spec.h"
 #include "sim/platform/presets.h"
 
 namespace pipegrid::input {
@@ -63,7 +71,7 @@ std::vector<std::string> platform_presets() {
 }
 
 std::vector<OptionSpec> build_schema() {
-  const std::vector<std::string> fidelity = {"flow", "analytic", "off"};
+  const std::vector<std::string> fidelity = names_of<sim::CommFidelity>(sim::kCommFidelities);
   // One entry per option, its fields packed, so that the table reads as a table.
   // clang-format off
   return {
@@ -87,7 +95,7 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(1, 1e6), .help = "leaf down- over uplink capacity, at least 1 (non-blocking)"},
       {.flag = "nodes-per-leaf", .section = "platform", .commands = kGen, .type = Integer,
        .bounds = at_least(1, 1'000'000), .help = "nodes under one leaf switch (scalable unit)"},
-      {.flag = "zones", .section = "platform", .commands = kGen, .type = Choice, .choices = {"flat", "per-node"},
+      {.flag = "zones", .section = "platform", .commands = kGen, .type = Choice, .choices = names_of<platform::ZoneLayout>(platform::kZoneLayouts),
        .default_text = "flat",
        .help = "SimGrid zones: flat (one zone, SimGrid's Dijkstra finds the routes) or per-node (a zone per node and "
                "per leaf group, every route written out; needs --nics-per-node 1)"},
@@ -95,7 +103,7 @@ std::vector<OptionSpec> build_schema() {
        .help = "the pipeline schedule each rank runs (or --schedule-file)"},
       {.flag = "schedule-file", .section = "sim", .commands = kSim, .type = Path,
        .help = "a hand-written schedule: CSV as for check, compute-only or with comm actions (instead of --schedule)"},
-      {.flag = "stage-placement", .section = "sim", .commands = kSim, .type = Choice, .choices = {"inferred", "loop", "v"},
+      {.flag = "stage-placement", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<CsvPlacement>(kCsvPlacements),
        .default_text = "inferred", .help = "with --schedule-file: where its stages live, as check's --placement"},
       {.flag = "schedule", .section = "sim", .commands = {Schedule}, .type = Choice, .choices = schedule_names(true),
        .help = "the schedule to generate, or all to compare them", .required = {Schedule}},
@@ -116,7 +124,7 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(1), .default_text = "1", .help = "data-parallel size d"},
       {.flag = "placement", .section = "parallel", .commands = kSim, .type = Choice, .choices = placement_orders(),
        .default_text = "tp-dp-pp", .help = "order of the dimensions over the GPUs, fastest first"},
-      {.flag = "placement", .commands = {Check}, .type = Choice, .choices = {"inferred", "loop", "v"},
+      {.flag = "placement", .commands = {Check}, .type = Choice, .choices = names_of<CsvPlacement>(kCsvPlacements),
        .default_text = "inferred",
        .help = "where stages live: inferred (the rank that runs a stage holds it), loop (s mod p) or v"},
       {.flag = "allow-tp-across-nodes", .section = "parallel", .commands = kSim, .type = Flag, .default_text = "false",
@@ -162,7 +170,7 @@ std::vector<OptionSpec> build_schema() {
        .bounds = interval(0, true, 1, false),
        .help = "override: every FLOP of the model at this fraction of the GPU's peak (default: the calibrated "
                "kernel model of the platform's gpu_model)"},
-      {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = {"none", "full"},
+      {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Recompute>(model::kRecomputes),
        .default_text = "none", .help = "activation recomputation"},
       {.flag = "scatter-gather", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "each TP rank sends 1/t of a stage boundary's activations"},
@@ -200,12 +208,12 @@ std::vector<OptionSpec> build_schema() {
        .path_prefix = "file:"},
 
       // --- fidelity ---------------------------------------------------------------------------------
-      {.flag = "p2p", .section = "sim", .commands = kTimed, .type = Choice, .choices = {"async", "rendezvous", "blocking"},
+      {.flag = "p2p", .section = "sim", .commands = kTimed, .type = Choice, .choices = names_of<P2pMode>(kP2pModes),
        .default_text = "async",
        .help = "p2p semantics: async (a send never blocks) or rendezvous (a send ends when the receiver has the data; "
                "blocking is another name for it)"},
       {.flag = "comm-plan", .section = "sim", .commands = kTimed, .type = Choice,
-       .choices = {"framework", "megatron", "torch", "dualpipe", "zb", "per-op", "blocking-calls"},
+       .choices = names_of(comm_plans()),
        .default_text = "framework",
        .help = "how sends and receives are posted and waited: a framework's own order (framework: the one that ships "
                "the schedule), per-op (an op's sends with the next op's receives) or blocking-calls (one at a time)"},
@@ -217,14 +225,14 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "MoE all-to-alls: flow, analytic or off"},
-      {.flag = "ep-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = {"deepep", "pairwise"},
+      {.flag = "ep-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<sim::EpFlows>(sim::kEpFlows),
        .default_text = "deepep",
        .help = "MoE all-to-alls as flows: deepep (InfiniBand once per node to the sender's rail peer, which forwards "
                "over NVLink; combine the reverse) or pairwise (a flow from every member to every other)"},
       {.flag = "steps", .section = "sim", .commands = kSim, .type = Integer, .bounds = at_least(1, 256),
        .default_text = "1", .help = "training steps run back to back, each ending with the optimizer"},
       {.flag = "optimizer-sync", .section = "sim", .commands = kSim, .type = Choice,
-       .choices = {"allreduce", "post-validation", "none"}, .default_text = "allreduce",
+       .choices = names_of<sim::OptimizerSync>(sim::kOptimizerSyncs), .default_text = "allreduce",
        .help = "the check before the optimizer's update: Megatron's all-reduce (a barrier), the zero-bubble "
                "paper's post-validation, or none (the pipeline alone)"},
       {.flag = "time-optimizer", .section = "sim", .commands = kSim, .type = Number, .unit = "s",
@@ -240,23 +248,23 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "gpu-file", .section = "model", .commands = kSim, .type = Path,
        .help = "a GPU description (TOML as platforms/gpus/, constants in its [constants] table or a shipped "
                "calibration) instead of the one the platform's gpu_model names"},
-      {.flag = "grad-accumulation", .section = "model", .commands = kSim, .type = Choice, .choices = {"fused", "separate"},
+      {.flag = "grad-accumulation", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kGradAccumulations),
        .default_text = "fused",
        .help = "weight gradients accumulated inside the GEMM (Megatron's --gradient-accumulation-fusion) or by an add "
                "kernel per tensor and micro-batch (Megatron of 2021, plain autograd)"},
       {.flag = "optimizer-bytes", .section = "model", .commands = kSim, .type = Number, .unit = "bytes/parameter",
        .bounds = interval(0, false, 1e6, false), .default_text = "42",
        .help = "bytes the optimizer's step streams per parameter it updates (Megatron's mixed-precision Adam)"},
-      {.flag = "grad-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = {"on", "off"},
+      {.flag = "grad-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kOnOff),
        .default_text = "on",
        .help = "reduce gradient buckets as the backward produces them (Megatron's --overlap-grad-reduce), or after "
                "the step"},
       {.flag = "grad-sync-order", .section = "sim", .commands = kSim, .type = Choice,
-       .choices = {"megatron", "embedding-first", "by-stage", "crossed"}, .default_text = "megatron",
+       .choices = names_of<sim::GradSyncOrder>(sim::kGradSyncOrders), .default_text = "megatron",
        .help = "order of a GPU's step-end gradient collectives: megatron (data-parallel, then the tied embeddings: "
                "finalize_model_grads), embedding-first, by-stage (the first stage's embedding first, the last's "
                "data-parallel first) or crossed (embedding first where pp + dp is even: a deadlock)"},
-      {.flag = "param-gather-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = {"on", "off"},
+      {.flag = "param-gather-overlap", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kOnOff),
        .default_text = "on",
        .help = "with --distributed-optimizer: all-gather the updated parameters behind the next step's forwards "
                "(Megatron's --overlap-param-gather) or at once"},
@@ -266,27 +274,27 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "comm-sm-fraction", .section = "sim", .commands = kSim, .type = Number,
        .bounds = interval(0, false, 1, true), .default_text = "0",
        .help = "share of the SMs communication takes in an overlapped F&B pair (DeepSeek-V3: 20/132)"},
-      {.flag = "on-failure", .section = "sim", .commands = kSim, .type = Choice, .choices = {"fail", "wait"},
+      {.flag = "on-failure", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<sim::OnFailure>(sim::kOnFailures),
        .default_text = "fail",
        .help = "when a link's state profile cuts a flow: fail the job (exit 4, failure.json) or resend the flow once "
                "the link is on again; a host going down always fails it (SimGrid kills its actors)"},
-      {.flag = "tp-lockstep", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "off"},
+      {.flag = "tp-lockstep", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kAutoOff),
        .default_text = "auto",
        .help = "auto: one SimGrid actor per TP group whose members run in lockstep (TP > 1, --tp-comm analytic or off, "
                "no MoE, one node, one speed) — the same results as one per GPU when the members' inputs arrive "
                "together, as on a rail-symmetric platform; off: one actor per GPU"},
-      {.flag = "rail-fold", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "off"},
+      {.flag = "rail-fold", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kAutoOff),
        .default_text = "auto",
        .help = "auto: where every TP group runs in lockstep and each rail's routes are images of rail 0's (same "
                "bandwidths, latencies and sharing, no link on two rails, nothing time-varying), SimGrid carries "
                "one flow for the TP members' copies, each copy accounted on its own links — the same results "
                "as off; off: one flow per GPU"},
-      {.flag = "route-search", .section = "sim", .commands = kSim, .type = Choice, .choices = {"auto", "simgrid"},
+      {.flag = "route-search", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kRouteSearches),
        .default_text = "auto",
        .help = "auto: with the rails folded on a platform of one Dijkstra zone, the routes of rails k > 0 (whose flows "
                "SimGrid never carries) found by pipegrid's copy of SimGrid 3.32's search, every rail-0 route checked "
                "against SimGrid's; simgrid: SimGrid finds every route (a Dijkstra per GPU)"},
-      {.flag = "simgrid-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = {"exec", "comm"},
+      {.flag = "simgrid-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<bool>(sim::kSimGridFlows),
        .default_text = "exec",
        .help = "how SimGrid carries each flow — the same network action either way: exec, an Exec on its two "
                "hosts made by an actor per sending GPU, whose end SimGrid 3.32 finds among that GPU's flows; "
@@ -302,11 +310,11 @@ std::vector<OptionSpec> build_schema() {
        .help = "after the run, write DIR/report.html from its --out files (as pipegrid report DIR does)",
        .identity = false},
       {.flag = "trace", .section = "output", .commands = kSim, .type = Choice,
-       .choices = {"auto", "all", "pipeline", "off"}, .default_text = "auto",
+       .choices = names_of<output::TraceScope>(output::kTraceScopes), .default_text = "auto",
        .help = "which GPUs the trace keeps: all, pipeline (one per pipeline rank: tp 0, dp 0), off, or auto: "
                "all in a job of at most 256 GPUs, pipeline above (every GPU of 3072 was 2.5 GB)"},
       {.flag = "trace-json", .section = "output", .commands = kSim, .type = Choice,
-       .choices = {"auto", "gzip", "plain"}, .default_text = "auto",
+       .choices = names_of<output::TraceJson>(output::kTraceJsons), .default_text = "auto",
        .help = "trace.json as plain text, or gzip-compressed as trace.json.gz (Perfetto opens both); auto: gzip "
                "when the trace keeps more than 256 GPUs"},
       {.flag = "link-window", .section = "output", .commands = kSim, .type = Number, .unit = "s",

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/named.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/stage_cost.h"
 #include "sim/model/transformer.h"
@@ -59,6 +60,10 @@ struct Kernel {
   bool recomputed = false;  // a forward kernel run again in I under full recomputation
 };
 
+/// --grad-accumulation: fused (the weight-gradient GEMM adds into the main gradient, Megatron's
+/// --gradient-accumulation-fusion) or separate (a kernel of its own per tensor and micro-batch).
+inline constexpr Named<bool> kGradAccumulations[] = {{"fused", true}, {"separate", false}};
+
 /// How the stage runs: FlashAttention instead of the unfused attention path, and what the
 /// optimizer's step streams.
 struct KernelOptions {
@@ -67,7 +72,7 @@ struct KernelOptions {
   /// accumulates into the main gradient. Without it (`false`: Megatron of 2021, autograd's own
   /// accumulation) each parameter tensor's gradient is added in a kernel of its own per micro-batch,
   /// reading both and writing the main gradient back: (2·gradient_bytes + 2) bytes per parameter.
-  bool fused_grad_accumulation = true;
+  bool fused_grad_accumulation = true;  // --grad-accumulation (kGradAccumulations)
   int gradient_bytes = 4;
   double optimizer_bytes_per_parameter = 42;
   bool distributed_optimizer = false;

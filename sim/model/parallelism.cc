@@ -1,29 +1,16 @@
 #include "sim/model/parallelism.h"
 
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "common/input_error.h"
 
 namespace pipegrid::model {
 
-Recompute parse_recompute(std::string_view text) {
-  if (text == "none") return Recompute::None;
-  if (text == "full") return Recompute::Full;
-  throw InputError(fmt::format("--recompute {}: expected none or full", text));
-}
-
-std::string_view to_string(Recompute recompute) {
-  return recompute == Recompute::Full ? "full" : "none";
-}
-
 void Parallelism::validate(const Transformer& model) const {
-  const auto positive = [](const char* flag, int value) {
-    if (value <= 0) throw InputError(fmt::format("{} {}: must be positive", flag, value));
-  };
-  positive("--tp", tp);
-  positive("--pp", pp);
-  positive("--dp", dp);
-  positive("--chunks", chunks);
+  // The option schema holds the sizes to at least 1: a caller past it that breaks them is a bug.
+  if (tp < 1 || pp < 1 || dp < 1 || chunks < 1)
+    throw std::invalid_argument(fmt::format("Parallelism: tp {}, pp {}, dp {}, chunks {}", tp, pp, dp, chunks));
   // Megatron splits attention by heads and the MLP by columns of its inner width (Shoeybi et al. 2019,
   // §3): both must split evenly over the t GPUs. Heads dividing h (Transformer::validate) and t dividing
   // the heads make t divide h.

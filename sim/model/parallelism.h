@@ -3,6 +3,7 @@
 
 #include <string_view>
 
+#include "common/named.h"
 #include "sim/model/transformer.h"
 
 namespace pipegrid::model {
@@ -11,10 +12,8 @@ namespace pipegrid::model {
 /// runs: each transformer layer keeps only its input and runs its forward again just before its
 /// backward. The embeddings and the LM head are not recomputed.
 enum class Recompute { None, Full };
-
-/// "none" or "full"; throws InputError `--recompute X: expected none or full` otherwise.
-Recompute parse_recompute(std::string_view text);
-std::string_view to_string(Recompute recompute);
+inline constexpr Named<Recompute> kRecomputes[] = {{"none", Recompute::None}, {"full", Recompute::Full}};
+inline std::string_view to_string(Recompute recompute) { return name_of<Recompute>(kRecomputes, recompute); }
 
 /// The parallel layout of one training run (Narayanan et al., SC 2021, §2–3): t-way tensor parallelism
 /// inside each layer, p pipeline ranks each holding v virtual stages (model chunks), so S = p·v stages

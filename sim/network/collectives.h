@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/network/fidelity.h"
 #include "sim/network/transfers.h"
 
 namespace pipegrid::sim {
 
-enum class CommFidelity { Flow, Analytic, Off };
 
 /// Which part of the ring to run: the whole all-reduce, or one of its halves — the reduce-scatter
 /// (each member ends with 1/n of the sum: the distributed optimizer's gradients) or the all-gather

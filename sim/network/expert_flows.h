@@ -5,11 +5,10 @@
 
 #include <vector>
 
+#include "sim/network/fidelity.h"
+
 namespace pipegrid::sim {
 
-/// How the flows of an all-to-all go (--ep-flows): DeepEP's InfiniBand-then-NVLink hops, or a flow
-/// from every member to every other one.
-enum class EpFlows { DeepEp, Pairwise };
 
 /// Where a member of an expert-parallel group is: its node and its index among its node's GPUs.
 struct MemberPlace {

@@ -15,6 +15,7 @@
 #include "sim/exec/placement.h"
 #include "sim/exec/trace_sink.h"
 #include "sim/output/output_files.h"
+#include "sim/output/trace_options.h"
 
 namespace pipegrid::output {
 
@@ -29,16 +30,6 @@ struct StageLabels {
   std::vector<std::string> direction;
 };
 StageLabels stage_labels(const Schedule& schedule);
-
-/// Which GPUs a trace keeps: all, or one per pipeline rank (TP rank 0 of DP replica 0) — the
-/// pipeline picture at a size Perfetto opens — or none. Auto (the default): all in a job of at most
-/// kTraceAllUpTo GPUs, one per pipeline rank above (at 3072 GPUs every GPU was 2.5 GB of trace).
-enum class TraceScope { Auto, All, Pipeline, Off };
-constexpr int kTraceAllUpTo = 256;
-
-/// How trace.json is written: plain, or gzip-compressed as trace.json.gz (Perfetto opens both). Auto
-/// (the default): gzip when the trace keeps more than kTraceAllUpTo GPUs.
-enum class TraceJson { Auto, Gzip, Plain };
 
 struct TracedGpu {
   std::string host;

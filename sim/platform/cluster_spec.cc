@@ -62,7 +62,7 @@ ClusterSpec make_cluster_spec(const ClusterOptions& options) {
           fmt::format("--oversubscription {}: must be a finite ratio of at least 1 (1 = non-blocking)", ratio));
     spec.oversubscription = ratio;
   }
-  if (options.zones && *options.zones == "per-node") {
+  if (options.zones == ZoneLayout::PerNode) {
     // SimGrid routes between two zones through one gateway pair per <zoneRoute>
     // (NetZoneImpl::get_global_route), so a node's zone has one way out for all its GPUs; a
     // rail-optimised node sends each GPU's traffic through its own NIC.

@@ -5,9 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "common/named.h"
 #include "sim/platform/presets.h"
 
 namespace pipegrid::platform {
+
+/// How the generated file groups the cluster into SimGrid zones (platform_xml.h).
+enum class ZoneLayout {
+  Flat,     // one zone, DijkstraCache routing: SimGrid finds every route
+  PerNode,  // a zone per node and per leaf group, joined by <zoneRoute>s: every route written out
+};
+inline constexpr Named<ZoneLayout> kZoneLayouts[] = {{"flat", ZoneLayout::Flat}, {"per-node", ZoneLayout::PerNode}};
 
 /// The options of `pipegrid platform gen` as given; an absent one keeps the preset's value.
 /// Bandwidths stay text until make_cluster_spec reads their units, so errors can quote them.
@@ -19,13 +27,7 @@ struct ClusterOptions {
   std::optional<long> nics_per_node;
   std::optional<double> oversubscription;
   std::optional<long> nodes_per_leaf;
-  std::optional<std::string> zones;  // "flat" or "per-node"
-};
-
-/// How the generated file groups the cluster into SimGrid zones (platform_xml.h).
-enum class ZoneLayout {
-  Flat,     // one zone, DijkstraCache routing: SimGrid finds every route
-  PerNode,  // a zone per node and per leaf group, joined by <zoneRoute>s: every route written out
+  std::optional<ZoneLayout> zones;
 };
 
 /// A checked cluster: `hardware` is the preset with the options applied. Nodes are numbered from 0

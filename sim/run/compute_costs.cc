@@ -81,22 +81,25 @@ nlohmann::json stage_json(int stage, const model::StageCompute& c) {
 
 }  // namespace
 
-ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transformer& model,
-                             const model::Parallelism& par, const std::vector<model::StageCost>& model_stages,
-                             const StageLayoutView& layout, const std::vector<platform::GpuHost>& job_gpus,
-                             double reference_speed, int microbatches) {
+ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const std::string& platform,
+                             const model::Parallelism& par,
+                             const std::vector<model::StageCost>& model_stages, const StageLayoutView& layout,
+                             const std::vector<platform::GpuHost>& job_gpus, double reference_speed,
+                             int microbatches) {
   ComputeCosts out;
   out.optimizer_seconds.assign(layout.ranks, 0);
-  const bool distributed = v.flag("distributed-optimizer");
-  const double optimizer_bytes = v.number("optimizer-bytes");
+  const model::Transformer& model = spec.transformer;
+  const ComputeSpec& compute = spec.compute;
+  const bool distributed = spec.distributed_optimizer;
+  const double optimizer_bytes = compute.optimizer_bytes;
   const auto updated = [&](const model::StageCost& c) {
     return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.dp : 1);
   };
 
-  if (v.has("compute-efficiency")) {
+  if (compute.efficiency) {
     // The old model: every FLOP at one efficiency, the optimizer's bytes at --hbm-bandwidth.
-    const double efficiency = v.number("compute-efficiency");
-    const double hbm = v.has("hbm-bandwidth") ? v.number("hbm-bandwidth") : 2.039e12;
+    const double efficiency = *compute.efficiency;
+    const double hbm = compute.hbm_bandwidth.value_or(2.039e12);
     for (std::size_t s = 0; s < layout.model_stage.size(); ++s) {
       const model::StageCost& c = model_stages[layout.model_stage[s]];
       out.work.push_back(model::efficiency_work(c, efficiency));
@@ -108,11 +111,11 @@ ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transfor
     return out;
   }
 
-  model::GpuSpec gpu = v.has("gpu-file") ? gpu_file(v.text("gpu-file")) : job_gpu(job_gpus, v.has("preset") ? "--preset " + v.text("preset") : v.text("platform"));
-  if (v.has("hbm-bandwidth")) gpu.hbm_bandwidth = v.number("hbm-bandwidth");
-  const model::KernelOptions options{.flash_attention = v.flag("flash-attention"),
-                                     .fused_grad_accumulation = v.text("grad-accumulation") == "fused",
-                                     .gradient_bytes = static_cast<int>(v.integer("gradient-bytes")),
+  model::GpuSpec gpu = !compute.gpu_file.empty() ? gpu_file(compute.gpu_file) : job_gpu(job_gpus, platform);
+  if (compute.hbm_bandwidth) gpu.hbm_bandwidth = *compute.hbm_bandwidth;
+  const model::KernelOptions options{.flash_attention = spec.flash_attention,
+                                     .fused_grad_accumulation = compute.fused_grad_accumulation,
+                                     .gradient_bytes = gradient_bytes,
                                      .optimizer_bytes_per_parameter = optimizer_bytes,
                                      .distributed_optimizer = distributed,
                                      .dp = par.dp};
@@ -144,7 +147,7 @@ ComputeCosts resolve_compute(const input::OptionValues& v, const model::Transfor
                                     {"wave_seconds", k.wave_seconds},
                                     {"memory_efficiency", k.memory_efficiency},
                                     {"kernel_floor_seconds", k.kernel_floor_seconds}};
-  out.echo = {{"model", "kernels"}, {"gpu", gpu.key}, {"grad_accumulation", v.text("grad-accumulation")}, {"hbm_bandwidth", gpu.hbm_bandwidth},
+  out.echo = {{"model", "kernels"}, {"gpu", gpu.key}, {"grad_accumulation", name_of<bool>(model::kGradAccumulations, compute.fused_grad_accumulation)}, {"hbm_bandwidth", gpu.hbm_bandwidth},
               {"optimizer_bytes", optimizer_bytes}};
   out.breakdown = {{"model", "kernels"},
                    {"gpu", gpu.key},

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "sim/input/option_values.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/stage_cost.h"
 #include "sim/model/transformer.h"
 #include "sim/platform/platform_facts.h"
+#include "sim/run/run_spec.h"
 
 namespace pipegrid::run {
 
@@ -28,10 +28,12 @@ struct StageLayoutView {
 };
 
 /// Throws InputError (one line) when the job's GPUs name no known gpu_model or several, unless
-/// --compute-efficiency is given; `reference_speed` is the job's median GPU speed.
-ComputeCosts resolve_compute(const input::OptionValues& values, const model::Transformer& model,
-                             const model::Parallelism& parallelism, const std::vector<model::StageCost>& model_stages,
-                             const StageLayoutView& layout, const std::vector<platform::GpuHost>& job_gpus,
-                             double reference_speed, int microbatches);
+/// --compute-efficiency is given (`platform` names the platform in it); `reference_speed` is the
+/// job's median GPU speed.
+ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const std::string& platform,
+                             const model::Parallelism& parallelism,
+                             const std::vector<model::StageCost>& model_stages, const StageLayoutView& layout,
+                             const std::vector<platform::GpuHost>& job_gpus, double reference_speed,
+                             int microbatches);
 
 }  // namespace pipegrid::run

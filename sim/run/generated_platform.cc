@@ -30,7 +30,7 @@ platform::ClusterOptions cluster_options(const input::OptionValues& v) {
   if (const auto nics = v.given_int("nics-per-node")) cluster.nics_per_node = *nics;
   cluster.oversubscription = v.given_number("oversubscription");
   if (const auto per_leaf = v.given_int("nodes-per-leaf")) cluster.nodes_per_leaf = *per_leaf;
-  if (v.has("zones")) cluster.zones = v.text("zones");
+  if (v.has("zones")) cluster.zones = value_named<platform::ZoneLayout>(platform::kZoneLayouts, v.text("zones"));
   return cluster;
 }
 

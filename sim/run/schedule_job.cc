@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "common/choose.h"
 #include "common/input_error.h"
 #include "schedules/deadlock.h"
 #include "schedules/generators.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
 #include "sim/output/schedule_files.h"
-#include "sim/run/comm_options.h"
+#include "sim/run/comm_plan_rules.h"
 #include "sim/run/limits.h"
 #include "sim/run/schedule_report.h"
 #include "sim/run/static_deadlock.h"
@@ -19,41 +18,15 @@ namespace pipegrid::run {
 
 namespace {
 
-using input::OptionValues;
-
-struct Request {
-  ActionTimes times;
-  CommPlan plan = CommPlan::Framework;
-  CommTimingOptions engine;
-  std::string format;
-  std::string out;
-};
-
-Request request_of(const OptionValues& v, const std::optional<std::string>& out_dir) {
-  Request r;
-  r.times = {v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
-  r.times.validate();
-  r.format = v.text("format");
-  r.engine.p2p_latency = v.number("p2p-latency");
-  r.engine.p2p = p2p_mode_of(v);
-  r.engine.channels = static_cast<int>(v.integer("p2p-channels"));
-  r.plan = comm_plan_of(v);
-  if (out_dir) r.out = *out_dir;
-  else if (v.has("out")) r.out = v.text("out");
-  // The timeline draws the spans; trace.csv holds them.
-  r.engine.record_spans = r.format == "timeline" || !r.out.empty();
-  return r;
-}
-
 // The deadlock's report for the terminal, and under --out its files.
 template <typename Deadlock>
-ScheduleOutcome deadlocked(const Request& request, const Deadlock& deadlock, std::string report,
+ScheduleOutcome deadlocked(const ScheduleCommandSpec& spec, const Deadlock& deadlock, std::string report,
                            const Schedule& schedule, const Timing& partial,
                            const std::vector<MessageSpan>& messages = {}) {
   ScheduleOutcome outcome;
   outcome.deadlock = std::move(report);
-  if (!request.out.empty())
-    output::write_schedule_deadlock_files(request.out, deadlock_json(deadlock, schedule, partial), schedule, partial,
+  if (!spec.out.empty())
+    output::write_schedule_deadlock_files(spec.out, deadlock_json(deadlock, schedule, partial), schedule, partial,
                                           messages);
   return outcome;
 }
@@ -61,48 +34,48 @@ ScheduleOutcome deadlocked(const Request& request, const Deadlock& deadlock, std
 // Validates, looks for a deadlock, times one schedule (not for --format csv, which only prints its
 // programs) and writes its files. A schedule that misses ops is a hang where another rank waits for
 // one (exit 3) and bad input where nobody does (validate_complete's message, exit 2).
-ScheduleOutcome check_and_time(Schedule schedule, const Request& request, const OpLocator& locate,
+ScheduleOutcome check_and_time(Schedule schedule, const ScheduleCommandSpec& spec, const OpLocator& locate,
                                const CommLocator& locate_batch = locate_comm_batch) {
   validate_ops(schedule, locate);
   if (schedule.has_comms() && !is_complete(schedule)) {
     // The file's own comm actions say where its ranks block: a receive whose sender skipped the op
     // waits for a send never posted.
     validate_comms(schedule, locate, locate_batch);
-    CommTimingOptions engine = request.engine;
+    CommTimingOptions engine = spec.engine;
     engine.record_spans = true;
-    const CommTiming hang = time_lowered(schedule, request.times, engine);
+    const CommTiming hang = time_lowered(schedule, spec.times, engine);
     if (hang.deadlock)
-      return deadlocked(request, *hang.deadlock, hang.deadlock->report(schedule, locate, locate_batch), schedule,
+      return deadlocked(spec, *hang.deadlock, hang.deadlock->report(schedule, locate, locate_batch), schedule,
                         hang.timing, hang.messages);
     validate_complete(schedule);
   }
   if (find_deadlock(schedule)) {
     // Replayed with the given times, for when each rank blocked and the trace of what ran.
-    const Timing replay = time_schedule(schedule, request.times, {request.engine.p2p_latency, true});
+    const Timing replay = time_schedule(schedule, spec.times, {spec.engine.p2p_latency, true});
     const Deadlock deadlock = wait_cycle(schedule, *replay.stall);
-    return deadlocked(request, deadlock, deadlock.report(schedule, locate), schedule, replay);
+    return deadlocked(spec, deadlock, deadlock.report(schedule, locate), schedule, replay);
   }
   validate_complete(schedule);
-  ScheduleRun run = time_run(std::move(schedule), request.times, request.plan, request.engine, locate, locate_batch);
+  ScheduleRun run = time_run(std::move(schedule), spec.times, spec.plan, spec.engine, locate, locate_batch);
   if (run.deadlock)
-    return deadlocked(request, *run.deadlock, run.deadlock->report(run.schedule, locate, locate_batch), run.schedule,
+    return deadlocked(spec, *run.deadlock, run.deadlock->report(run.schedule, locate, locate_batch), run.schedule,
                       run.timing, run.messages);
   ScheduleOutcome outcome;
   outcome.runs.push_back(std::move(run));
-  if (!request.out.empty()) {
+  if (!spec.out.empty()) {
     const ScheduleRun& timed = outcome.runs.front();
-    output::write_schedule_files(request.out, to_json(timed), timed.schedule, timed.timing, timed.messages);
+    output::write_schedule_files(spec.out, to_json(timed), timed.schedule, timed.timing, timed.messages);
   }
   return outcome;
 }
 
 // Every schedule that accepts (p, m), each doing the same work: the given times are a rank's share
 // of the model, split over the model stages of schedules that cut it finer. Sorted by makespan.
-ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request) {
-  if (request.format == "csv") throw InputError("--format csv: writes one schedule; choose one with --schedule NAME");
+ScheduleOutcome compare_all(const ScheduleParams& params, const ScheduleCommandSpec& spec) {
+  if (spec.format == "csv") throw InputError("--format csv: writes one schedule; choose one with --schedule NAME");
   ScheduleOutcome outcome;
   outcome.comparison = true;
-  outcome.per_rank_share = request.times;
+  outcome.per_rank_share = spec.times;
   for (const GeneratorInfo& generator : schedule_generators()) {
     ScheduleParams mine = params;
     if (generator.chunks_are_fixed) mine.chunks = 0;
@@ -124,7 +97,7 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
     // the V-shaped ones) is what the comparison says of it.
     ScheduleRun run;
     try {
-      run = time_run(std::move(schedule), per_model_stage(request.times, stages), request.plan, request.engine);
+      run = time_run(std::move(schedule), per_model_stage(spec.times, stages), spec.plan, spec.engine);
     } catch (const InputError& e) {
       outcome.skipped.push_back(fmt::format("{}: {}", generator.name, e.what()));
       continue;
@@ -132,7 +105,7 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
     // A plan whose order deadlocks one schedule is what the comparison shows for it.
     if (run.deadlock)
       outcome.skipped.push_back(fmt::format("{}: deadlocks under {} p2p: {}", generator.name,
-                                            p2p_mode_name(request.engine.p2p), run.deadlock->chain()));
+                                            p2p_mode_name(spec.engine.p2p), run.deadlock->chain()));
     else
       outcome.runs.push_back(std::move(run));
   }
@@ -143,30 +116,42 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const Request& request
 
 }  // namespace
 
-ScheduleOutcome run_schedule(const OptionValues& v, const std::optional<std::string>& out_dir) {
-  v.check_required();
-  const Request request = request_of(v, out_dir);
-  const ScheduleParams params{static_cast<int>(v.integer("pp")), static_cast<int>(v.integer("microbatches")),
-                              static_cast<int>(v.integer("chunks"))};
-  const std::string& name = v.text("schedule");
-  if (name == "all") return compare_all(params, request);
-  check_schedule_size(name, params);
-  return check_and_time(generate_schedule(name, params), request, locate_in_program);
+ScheduleOutcome run_schedule(const ScheduleCommandSpec& spec) {
+  if (spec.name == "all") return compare_all(spec.params, spec);
+  check_schedule_size(spec.name, spec.params);
+  return check_and_time(generate_schedule(spec.name, spec.params), spec, locate_in_program);
 }
 
-ScheduleOutcome run_check(const OptionValues& v, const std::optional<std::string>& out_dir) {
+ScheduleOutcome run_check(const ScheduleCommandSpec& spec) {
+  const CsvSchedule csv = read_schedule_csv_file(spec.file, spec.placement);
+  check_plan_applies(csv, spec.plan_given, spec.plan);
+  return check_and_time(csv.schedule, spec, csv.locator(), csv.comm_locator());
+}
+
+ScheduleCommandSpec schedule_command_spec(const input::OptionValues& v, input::Command command,
+                                          const std::optional<std::string>& out_dir) {
   v.check_required();
-  const Request request = request_of(v, out_dir);
-  const CsvSchedule csv = read_schedule_csv_file(
-      v.text("file"),
-      choose<CsvPlacement>(
-          "--placement", v.text("placement"),
-          {{"inferred", CsvPlacement::Inferred}, {"loop", CsvPlacement::Loop}, {"v", CsvPlacement::V}}));
-  if (v.has("comm-plan") && csv.schedule.has_comms())
-    throw InputError(fmt::format("--comm-plan {}: {} has comm actions of its own; a plan lowers a compute-only "
-                                 "schedule",
-                                 v.text("comm-plan"), csv.source));
-  return check_and_time(csv.schedule, request, csv.locator(), csv.comm_locator());
+  ScheduleCommandSpec spec;
+  if (command == input::Command::Check) {
+    spec.file = v.text("file");
+    spec.placement = value_named<CsvPlacement>(kCsvPlacements, v.text("placement"));
+  } else {
+    spec.name = v.text("schedule");
+    spec.params = {static_cast<int>(v.integer("pp")), static_cast<int>(v.integer("microbatches")),
+                   static_cast<int>(v.integer("chunks"))};
+  }
+  spec.times = {v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
+  spec.times.validate();
+  spec.format = v.text("format");
+  spec.engine.p2p_latency = v.number("p2p-latency");
+  spec.engine.p2p = value_named<P2pMode>(kP2pModes, v.text("p2p"));
+  spec.engine.channels = static_cast<int>(v.integer("p2p-channels"));
+  spec.plan = value_named(comm_plans(), v.text("comm-plan"));
+  spec.plan_given = v.has("comm-plan");
+  spec.out = out_dir ? *out_dir : v.text("out");
+  // The timeline draws the spans; trace.csv holds them.
+  spec.engine.record_spans = spec.format == "timeline" || !spec.out.empty();
+  return spec;
 }
 
 }  // namespace pipegrid::run

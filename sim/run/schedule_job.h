@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "schedules/comm_plan.h"
+#include "schedules/generators.h"
+#include "schedules/schedule_csv.h"
 #include "sim/input/option_values.h"
 #include "sim/run/schedule_run.h"
 
@@ -22,13 +25,32 @@ struct ScheduleOutcome {
   std::vector<std::string> skipped;  // with --schedule all: the schedules that refused (p, m), and why
 };
 
-/// `schedule`: generates the named schedule (or every one, with --schedule all), checks and times it,
-/// and writes --out DIR's files (or `out_dir`'s, when given: --plot's temporary one) — summary.json,
-/// schedule.csv and trace.csv, or on a deadlock deadlock.json, schedule.csv and the partial trace.
-/// InputError for any bad input; a deadlock is an outcome.
-ScheduleOutcome run_schedule(const input::OptionValues& values, const std::optional<std::string>& out_dir = {});
+/// What `schedule` and `check` run, read from their options once.
+struct ScheduleCommandSpec {
+  std::string name;       // schedule: --schedule, or "all"
+  ScheduleParams params;  // schedule: --pp, --microbatches, --chunks
+  std::string file;       // check: the CSV
+  CsvPlacement placement = CsvPlacement::Inferred;  // check: --placement
+  ActionTimes times;
+  CommPlan plan = CommPlan::Framework;
+  bool plan_given = false;  // a file with comm actions of its own takes none
+  CommTimingOptions engine;
+  std::string format;  // table, timeline, csv, json
+  std::string out;     // the files' directory; empty: none
+};
+
+/// The spec of `command`'s values (schedule or check); `out_dir`, when given, replaces --out (--plot's
+/// temporary directory).
+ScheduleCommandSpec schedule_command_spec(const input::OptionValues& values, input::Command command,
+                                          const std::optional<std::string>& out_dir = {});
+
+/// `schedule`: generates the named schedule (or every one, with "all"), checks and times it, and
+/// writes the spec's out directory's files — summary.json, schedule.csv and trace.csv, or on a
+/// deadlock deadlock.json, schedule.csv and the partial trace. InputError for any bad input; a
+/// deadlock is an outcome.
+ScheduleOutcome run_schedule(const ScheduleCommandSpec& spec);
 
 /// `check`: the same for a schedule read from a CSV file.
-ScheduleOutcome run_check(const input::OptionValues& values, const std::optional<std::string>& out_dir = {});
+ScheduleOutcome run_check(const ScheduleCommandSpec& spec);
 
 }  // namespace pipegrid::run

@@ -1,7 +1,7 @@
 #include "sim/run/schedule_run.h"
 
 #include "schedules/memory.h"
-#include "sim/run/comm_options.h"
+#include "sim/run/comm_plan_rules.h"
 
 namespace pipegrid::run {
 

@@ -8,6 +8,7 @@
 #include "sim/output/run_folder.h"
 #include "sim/output/simulation_files.h"
 #include "sim/output/summary.h"
+#include "sim/output/trace_writer.h"
 #include "sim/model/iteration_flops.h"
 #include "sim/run/memory_report.h"
 
@@ -34,19 +35,19 @@ nlohmann::json model_metrics(const ResolvedRun& run, double step) {
 
 }  // namespace
 
-SimulationOutcome run_simulation(const input::OptionValues& values) {
+SimulationOutcome run_simulation(const RunSpec& spec) {
   SimulationOutcome outcome;
-  outcome.run = resolve_simulation(values);
+  outcome.run = resolve_simulation(spec);
   ResolvedRun& run = outcome.run;
   if (run.compute_deadlock) {
     outcome.deadlock = run.compute_deadlock;
     return outcome;
   }
-  const std::string& dir = run.out_dir;
+  const std::string& dir = run.outputs.dir;
   std::optional<output::TraceWriter> trace;
   if (!dir.empty()) {
-    trace.emplace(dir, output::traced_gpus(run.input.platform_gpus, run.input.placement), run.trace,
-                  output::stage_labels(run.input.schedule), run.trace_json);
+    trace.emplace(dir, output::traced_gpus(run.input.platform_gpus, run.input.placement), run.outputs.trace,
+                  output::stage_labels(run.input.schedule), run.outputs.trace_json);
     run.input.trace = &*trace;
   }
   outcome.result = sim::simulate(run.input);

@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 
-#include "sim/input/option_values.h"
 #include "sim/output/output_files.h"
 #include "sim/run/simulation_run.h"
 
@@ -25,6 +24,6 @@ struct SimulationOutcome {
 };
 
 /// Resolves and runs one simulation. InputError for any bad input, before SimGrid starts.
-SimulationOutcome run_simulation(const input::OptionValues& values);
+SimulationOutcome run_simulation(const RunSpec& spec);
 
 }  // namespace pipegrid::run

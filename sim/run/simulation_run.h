@@ -1,4 +1,4 @@
-// `simulate`'s options resolved into a checked run: the platform read, the schedule generated and
+// A simulation's spec resolved into a checked run: the platform read, the schedule generated and
 // checked, the job placed and priced. Everything that can be wrong with the input is found here,
 // before SimGrid starts.
 #pragma once
@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "sim/exec/simulation_io.h"
-#include "sim/output/trace_writer.h"
-#include "sim/input/option_values.h"
+#include "sim/run/run_spec.h"
 #include "sim/model/memory_model.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/transformer.h"
@@ -37,21 +36,21 @@ struct ResolvedRun {
   std::optional<MemoryPlan> memory;   // with a model
   std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
   double peak_flops = 0;              // median speed of the job's GPUs: the MFU denominator
-  nlohmann::json echo;
+  nlohmann::json echo;               // summary.json's inputs (simulation_echo.h)
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
+  nlohmann::json compute_echo;       // how they were priced, for the echo; null without a model
+  double grad_bucket_parameters = 0;  // Megatron's bucket size, as given or by default
   /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.
   std::optional<std::string> compute_deadlock;
-  std::string out_dir;  // --out: empty, nothing is written
+  OutputSpec outputs;               // what is written, where (outputs.dir empty: nothing)
   bool platform_generated = false;  // from platform gen's options: under --out, DIR/platform.xml
-  output::TraceScope trace = output::TraceScope::Auto;
-  output::TraceJson trace_json = output::TraceJson::Auto;
   /// The generated platform's temporary file, while input.platform_file names it (no --out).
   std::shared_ptr<const GeneratedPlatformFile> generated_platform;
 };
 
 /// Reads the platform, generates (or reads) and checks the schedule, lowers it by the comm plan, places
-/// the job and prices it. Throws
-/// InputError (one line) for any bad input, including a job too large for this machine.
-ResolvedRun resolve_simulation(const input::OptionValues& values);
+/// the job and prices it. Throws InputError (one line) for any bad input, including a job too large
+/// for this machine.
+ResolvedRun resolve_simulation(const RunSpec& spec);
 
 }  // namespace pipegrid::run

@@ -1,6 +1,8 @@
 // Bad model specs and layouts: one line naming the flag and the rule, asserted word for word.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "sim/model/iteration_flops.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
@@ -52,11 +54,12 @@ TEST(ModelErrors, HeadsMustDivideHidden) {
   EXPECT_EQ(spec_error([](Transformer& m) { m.heads = 7; }), "--heads 7: must divide --hidden 256");
 }
 
-TEST(ModelErrors, LayoutSizesMustBePositive) {
-  EXPECT_EQ(layout_error(small(), {.tp = 0}), "--tp 0: must be positive");
-  EXPECT_EQ(layout_error(small(), {.pp = 0}), "--pp 0: must be positive");
-  EXPECT_EQ(layout_error(small(), {.dp = -2}), "--dp -2: must be positive");
-  EXPECT_EQ(layout_error(small(), {.chunks = 0}), "--chunks 0: must be positive");
+TEST(ModelErrors, LayoutSizesBelowOneAreTheCallersBug) {
+  // The option schema refuses them with the user's one line; past it they are a bug (exit 70).
+  EXPECT_THROW(stage_costs(small(), {.tp = 0}), std::invalid_argument);
+  EXPECT_THROW(stage_costs(small(), {.pp = 0}), std::invalid_argument);
+  EXPECT_THROW(stage_costs(small(), {.dp = -2}), std::invalid_argument);
+  EXPECT_THROW(stage_costs(small(), {.chunks = 0}), std::invalid_argument);
 }
 
 TEST(ModelErrors, TensorParallelMustSplitHeadsAndMlp) {
@@ -76,11 +79,7 @@ TEST(ModelErrors, LayersMustSplitEvenlyOverStages) {
             "--layers 8: must split evenly over 12 stages (--pp 4 × --chunks 3)");
 }
 
-TEST(ModelErrors, RecomputeGlobalBatchAndPrecision) {
-  EXPECT_EQ(parse_recompute("full"), Recompute::Full);
-  EXPECT_EQ(parse_recompute("none"), Recompute::None);
-  EXPECT_EQ(to_string(parse_recompute("full")), "full");
-  EXPECT_EQ(error_of([] { parse_recompute("selective"); }), "--recompute selective: expected none or full");
+TEST(ModelErrors, GlobalBatchAndPrecision) {
   EXPECT_EQ(error_of([] { model_flops_per_iteration(small(), 0); }), "--global-batch 0: must be positive");
   EXPECT_EQ(error_of([] { stage_costs(small(), {}, {.activation_bytes = 0}); }),
             "--activation-bytes 0: must be positive");

@@ -22,7 +22,7 @@ using test_support::write_temp_file;
 
 // Three nodes of one NIC, two per leaf group, the spine 2:1: group 0 (nodes 0, 1) has an uplink of
 // 2 × 25 GB/s / 2 = 25 GB/s, group 1 (node 2) one of 12.5 GB/s.
-ClusterOptions small_cluster(const char* zones) {
+ClusterOptions small_cluster(ZoneLayout zones) {
   ClusterOptions options;
   options.preset = "dgx-a100";
   options.nodes = 3;
@@ -89,8 +89,8 @@ std::vector<std::string> described(std::vector<SimRouteLink> links) {
 }
 
 TEST(ZoneLayouts, PerNodeZonesGiveEveryPairOfGpusTheFlatFilesLinks) {
-  const std::string flat = write_temp_file("flat.xml", platform_xml(make_cluster_spec(small_cluster("flat"))));
-  const std::string zoned = write_temp_file("zoned.xml", platform_xml(make_cluster_spec(small_cluster("per-node"))));
+  const std::string flat = write_temp_file("flat.xml", platform_xml(make_cluster_spec(small_cluster(ZoneLayout::Flat))));
+  const std::string zoned = write_temp_file("zoned.xml", platform_xml(make_cluster_spec(small_cluster(ZoneLayout::PerNode))));
   ASSERT_NE(read_text(zoned).find("<zoneRoute"), std::string::npos);
   const std::vector<SimRoute> a = routes_in_child(flat, "flat"), b = routes_in_child(zoned, "zoned");
   ASSERT_EQ(a.size(), 24u * 23u);
@@ -109,7 +109,7 @@ TEST(ZoneLayouts, PerNodeZonesGiveEveryPairOfGpusTheFlatFilesLinks) {
 }
 
 TEST(ZoneLayouts, PerNodeZonesListLinksInTheOrderAByteCrossesThem) {
-  const std::string zoned = write_temp_file("zoned.xml", platform_xml(make_cluster_spec(small_cluster("per-node"))));
+  const std::string zoned = write_temp_file("zoned.xml", platform_xml(make_cluster_spec(small_cluster(ZoneLayout::PerNode))));
   const SimRoute route = simgrid_routes(zoned, {{"node0-gpu0", "node2-gpu1"}}).front();
   // Node 0 (group 0) to node 2 (group 1): GPU PCIe, NIC PCIe, InfiniBand up to leaf 0, its uplink to
   // the spine (25 GB/s), leaf 1's uplink down (12.5 GB/s), then node 2's side in reverse.
@@ -128,13 +128,13 @@ TEST(ZoneLayouts, PerNodeZonesListLinksInTheOrderAByteCrossesThem) {
 }
 
 TEST(ZoneLayouts, PerNodeZonesNeedOneNicPerNode) {
-  ClusterOptions options = small_cluster("per-node");
+  ClusterOptions options = small_cluster(ZoneLayout::PerNode);
   options.nics_per_node.reset();  // dgx-a100: 8 rails
   EXPECT_EQ(error_of([&] { make_cluster_spec(options); }),
             "--zones per-node: needs --nics-per-node 1 (this cluster has 8): SimGrid routes between two zones "
             "through one gateway, and a rail-optimised node sends each GPU's traffic through its own NIC");
   // The layout is part of the command that makes the file.
-  EXPECT_NE(platform_xml(make_cluster_spec(small_cluster("per-node")))
+  EXPECT_NE(platform_xml(make_cluster_spec(small_cluster(ZoneLayout::PerNode)))
                 .find("pipegrid platform gen --preset dgx-a100 --nodes 3 --nics-per-node 1 --oversubscription 2 "
                       "--nodes-per-leaf 2 --zones per-node"),
             std::string::npos);

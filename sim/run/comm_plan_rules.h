@@ -1,18 +1,18 @@
-// The p2p options every timed command shares, read once: --p2p, --comm-plan.
+// The comm plan's rules that simulate and check share: where a plan applies, and what a plan's order
+// must allow.
 #pragma once
 
 #include <string>
 
 #include "schedules/comm_plan.h"
 #include "schedules/p2p_mode.h"
-#include "sim/input/option_values.h"
+#include "schedules/schedule_csv.h"
 
 namespace pipegrid::run {
 
-/// --p2p: async, or rendezvous (also spelt blocking, its old name).
-P2pMode p2p_mode_of(const input::OptionValues& values);
-/// --comm-plan.
-CommPlan comm_plan_of(const input::OptionValues& values);
+/// A plan lowers a compute-only schedule: InputError "--comm-plan P: FILE has comm actions of its own"
+/// when one is given for a file that writes its own.
+void check_plan_applies(const CsvSchedule& csv, bool plan_given, CommPlan plan);
 
 /// validate_comms of a schedule a plan lowered: a plan whose grouping makes two ranks post their
 /// messages to each other in different orders (per-op and blocking-calls on the V-shaped schedules)

@@ -1,0 +1,199 @@
+#include "sim/run/run_spec.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <span>
+
+#include "common/input_error.h"
+#include "sim/input/text_values.h"
+#include "sim/model/presets.h"
+#include "sim/run/generated_platform.h"
+#include "sim/run/limits.h"
+
+namespace pipegrid::run {
+
+namespace {
+
+using input::OptionValues;
+
+constexpr const char* kTimeFlags[] = {"time-f", "time-b", "time-w", "time-fb", "time-optimizer"};
+constexpr const char* kModelFlags[] = {"model", "layers", "hidden", "heads", "seq", "vocab"};
+constexpr const char* kMoeFlags[] = {
+    "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
+    "ep",      "routing"};
+
+bool any_given(const OptionValues& values, std::span<const char* const> flags) {
+  return std::any_of(flags.begin(), flags.end(), [&](const char* flag) { return values.has(flag); });
+}
+
+template <typename T>
+T named(const OptionValues& v, const char* flag, std::span<const Named<T>> table) {
+  return value_named(table, v.text(flag));
+}
+
+PlatformSpec platform_spec_of(const OptionValues& v) {
+  PlatformSpec spec;
+  spec.file = v.text("platform");
+  if (!v.has("preset")) {
+    check_no_generator_options(v);
+    return spec;
+  }
+  spec.preset = v.text("preset");
+  spec.generated = generated_cluster(v);
+  check_generated_size(*spec.generated);
+  spec.generator_notes = platform::no_effect_options(cluster_options(v), *spec.generated);
+  return spec;
+}
+
+ScheduleSpec schedule_spec_of(const OptionValues& v) {
+  if (v.has("schedule") == v.has("schedule-file"))
+    throw InputError("--schedule NAME or --schedule-file FILE.csv: give exactly one");
+  ScheduleSpec spec;
+  spec.comm_plan = value_named(comm_plans(), v.text("comm-plan"));
+  spec.comm_plan_given = v.has("comm-plan");
+  if (v.has("schedule")) {
+    for (const char* flag : {"pp", "microbatches"})
+      if (!v.has(flag)) throw InputError(fmt::format("--{}: required with --schedule", flag));
+    if (v.has("stage-placement"))
+      throw InputError("--stage-placement: places the stages of a --schedule-file; a generated schedule has its own");
+    spec.name = v.text("schedule");
+    spec.params = {static_cast<int>(v.integer("pp")), static_cast<int>(v.integer("microbatches")),
+                   static_cast<int>(v.integer("chunks"))};
+    return spec;
+  }
+  spec.file = v.text("schedule-file");
+  spec.stage_placement = named<CsvPlacement>(v, "stage-placement", kCsvPlacements);
+  spec.pp = v.given_int("pp");
+  spec.microbatches = v.given_int("microbatches");
+  // --chunks 0 is "the schedule's own": it asks nothing of a file.
+  if (const auto chunks = v.given_int("chunks"); chunks && *chunks != 0) spec.chunks = chunks;
+  return spec;
+}
+
+ParallelSpec parallel_spec_of(const OptionValues& v) {
+  return {static_cast<int>(v.integer("tp")), static_cast<int>(v.integer("dp")), v.text("placement"),
+          v.flag("allow-tp-across-nodes")};
+}
+
+model::Transformer transformer_of(const OptionValues& v) {
+  model::Transformer m;
+  if (v.has("model"))
+    m = model::transformer_preset(v.text("model"));
+  else
+    m.name = "custom";
+  const auto take = [&](const char* flag, int& field) {
+    if (const auto given = v.given_int(flag)) field = *given;
+  };
+  take("layers", m.layers);
+  take("hidden", m.hidden);
+  take("heads", m.heads);
+  take("seq", m.seq);
+  take("vocab", m.vocab);
+  if (const auto ffn = v.given_int("ffn-hidden")) m.ffn_hidden = ffn;
+  m.micro_batch = static_cast<int>(v.integer("micro-batch"));
+  take("experts", m.moe.experts);
+  take("top-k", m.moe.top_k);
+  take("shared-experts", m.moe.shared_experts);
+  take("expert-hidden", m.moe.expert_hidden);
+  take("max-nodes-per-token", m.moe.max_nodes_per_token);
+  take("first-dense-layers", m.moe.first_dense_layers);
+  take("dispatch-bytes", m.moe.dispatch_bytes);
+  take("combine-bytes", m.moe.combine_bytes);
+  m.moe.ep = static_cast<int>(v.integer("ep"));
+  m.moe.routing = model::parse_routing(v.text("routing"));
+  if (!v.has("model"))
+    for (const char* flag : {"layers", "hidden", "heads", "seq", "vocab"})
+      if (!v.has(flag)) throw InputError(fmt::format("--{}: needed to describe a model without --model", flag));
+  m.validate();
+  return m;
+}
+
+ModelSpec model_spec_of(const OptionValues& v) {
+  ModelSpec spec;
+  spec.transformer = transformer_of(v);
+  spec.scatter_gather = v.flag("scatter-gather");
+  spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
+  spec.uneven_layers = v.flag("uneven-layers");
+  spec.flash_attention = v.flag("flash-attention");
+  spec.distributed_optimizer = v.flag("distributed-optimizer");
+  spec.compute.efficiency = v.given_number("compute-efficiency");
+  spec.compute.hbm_bandwidth = v.given_number("hbm-bandwidth");
+  spec.compute.gpu_file = v.text("gpu-file");
+  spec.compute.fused_grad_accumulation = named<bool>(v, "grad-accumulation", model::kGradAccumulations);
+  spec.compute.optimizer_bytes = v.number("optimizer-bytes");
+  return spec;
+}
+
+TimesSpec times_spec_of(const OptionValues& v) {
+  TimesSpec spec;
+  spec.times = {v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
+  spec.times.validate();
+  spec.optimizer = v.number("time-optimizer");
+  spec.p2p_bytes = v.number("p2p-bytes");
+  return spec;
+}
+
+CommSpec comm_spec_of(const OptionValues& v) {
+  CommSpec spec;
+  sim::ExecOptions& o = spec.exec;
+  o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
+  o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
+  o.tp_comm = named<sim::CommFidelity>(v, "tp-comm", sim::kCommFidelities);
+  o.dp_comm = named<sim::CommFidelity>(v, "dp-comm", sim::kCommFidelities);
+  o.ep_comm = named<sim::CommFidelity>(v, "ep-comm", sim::kCommFidelities);
+  o.ep_flows = named<sim::EpFlows>(v, "ep-flows", sim::kEpFlows);
+  o.comm_sm_fraction = v.number("comm-sm-fraction");
+  o.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
+  o.grad_overlap = named<bool>(v, "grad-overlap", sim::kOnOff);
+  o.param_gather_overlap = named<bool>(v, "param-gather-overlap", sim::kOnOff);
+  o.grad_sync_order = named<sim::GradSyncOrder>(v, "grad-sync-order", sim::kGradSyncOrders);
+  o.steps = static_cast<int>(v.integer("steps"));
+  o.optimizer_sync = named<sim::OptimizerSync>(v, "optimizer-sync", sim::kOptimizerSyncs);
+  o.on_failure = named<sim::OnFailure>(v, "on-failure", sim::kOnFailures);
+  o.tp_lockstep = named<bool>(v, "tp-lockstep", sim::kAutoOff);
+  o.rail_fold = named<bool>(v, "rail-fold", sim::kAutoOff);
+  o.route_search = named<bool>(v, "route-search", sim::kRouteSearches);
+  o.exec_flows = named<bool>(v, "simgrid-flows", sim::kSimGridFlows);
+  spec.grad_bucket_parameters = v.given_number("grad-bucket-size");
+  spec.gradient_bytes = static_cast<int>(v.integer("gradient-bytes"));
+  return spec;
+}
+
+OutputSpec output_spec_of(const OptionValues& v) {
+  OutputSpec spec;
+  spec.dir = v.text("out");
+  spec.trace = named<output::TraceScope>(v, "trace", output::kTraceScopes);
+  spec.trace_json = named<output::TraceJson>(v, "trace-json", output::kTraceJsons);
+  spec.link_window = v.number("link-window");
+  spec.link_timeline = v.flag("link-timeline");
+  return spec;
+}
+
+}  // namespace
+
+RunSpec simulation_spec(const OptionValues& v) {
+  v.check_required();
+  const bool model_given = any_given(v, kModelFlags);
+  if (any_given(v, kMoeFlags) && !model_given)
+    throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
+  if (any_given(v, kTimeFlags) && model_given)
+    throw InputError(
+        "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
+  RunSpec spec;
+  spec.schedule = schedule_spec_of(v);
+  spec.parallel = parallel_spec_of(v);
+  spec.comm = comm_spec_of(v);
+  spec.platform = platform_spec_of(v);
+  if (model_given)
+    spec.model = model_spec_of(v);
+  else
+    spec.times = times_spec_of(v);
+  if (v.has("stage-cost-scale")) {
+    spec.stage_cost_scale_text = v.text("stage-cost-scale");
+    spec.stage_cost_scale = input::parse_stage_scale(spec.stage_cost_scale_text);
+  }
+  spec.outputs = output_spec_of(v);
+  return spec;
+}
+
+}  // namespace pipegrid::run
