@@ -1,5 +1,5 @@
 // The rules a schedule's comm actions must keep (schedules read from a file may break any of them;
-// a comm plan's output keeps them all, tests/comm_plan_test.cc).
+// a comm plan's output keeps them all, tests/schedules/comm_plan_test.cc).
 #pragma once
 
 #include <functional>

@@ -1,7 +1,7 @@
 // The contention-free engine of compute-only schedules: each rank runs its program in order; an action
 // starts when its rank is free and the actions it depends on have ended (plus a fixed latency when
 // they ran on another rank). Transfers delay only their receiver — async p2p, the zero-bubble paper's
-// model (its ILP's constraints (4)-(5)), which reproduces its Table 5 (tests/zero_bubble_test.cc); the
+// model (its ILP's constraints (4)-(5)), which reproduces its Table 5 (tests/schedules/zero_bubble_test.cc); the
 // same as the comm engine (comm_timing.h) runs for the torch plan's lowering with async p2p. It is
 // the checker's replay and the fast path for the largest schedules.
 #pragma once

@@ -62,7 +62,7 @@ void lower_zb(Schedule& s) {
   // its one input's completion + c when the input was computed on another stage, i.e. device) — the
   // inputs of graph.py get_prev_key (153-169), which are input_of's. That is time_schedule with
   // latency c, op for op: for the ZB-H1 and ZB-V p = 2, m = 4 examples the two give the same start
-  // and completion times (tests/zb_comm_plan_test.cc, against the times add_time prints).
+  // and completion times (tests/schedules/zb_comm_plan_test.cc, against the times add_time prints).
   const Timing timing = time_schedule(s, ActionTimes{1000, 2000, 1000, std::nullopt}, {1, true});
   if (timing.stall) throw InputError(fmt::format("lower {} with the zb plan: the compute order deadlocks", s.name));
 

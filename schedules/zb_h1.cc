@@ -5,7 +5,7 @@
 // Rank r runs 1F1B's p − r − 1 warmup forwards and lets each W trail its own I by r micro-batches,
 // so every rank has p micro-batches in flight, as 1F1B's rank 0, and the W's it put off fill the
 // tail that 1F1B leaves idle on the later ranks. The paper's Table 2: bubble (p − 1)(F + I − W)
-// against 1F1B's (p − 1)(F + I + W) (its B is our I); tests/zero_bubble_test.cc says when exactly.
+// against 1F1B's (p − 1)(F + I + W) (its B is our I); tests/schedules/zero_bubble_test.cc says when exactly.
 // The order reproduces the ZB-H1 column of the paper's Table 5. No constraint of its own: like 1F1B
 // it takes any m (with m < p the first ranks run all their forwards first).
 #include "schedules/generators.h"

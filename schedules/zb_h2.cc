@@ -7,7 +7,7 @@
 // micro-batch to go down the pipeline and its I to come back — and lets each W trail its own I by
 // 2r micro-batches. Every rank then has 2p − 1 micro-batches in flight at its peak (the paper's
 // (2p − 2i + 1)M_B + (2i − 2)M_W for worker i = r + 1), and the bubble is (p − 1)(F + I − 2W)
-// (its Table 2), zero when F + I = 2W; tests/zero_bubble_test.cc says when exactly. The paper asks
+// (its Table 2), zero when F + I = 2W; tests/schedules/zero_bubble_test.cc says when exactly. The paper asks
 // for "a sufficient number of microbatches": rank 0's 2p − 1 warmup forwards. The order reproduces
 // the ZB-H2 column of the paper's Table 5.
 #include <fmt/format.h>

@@ -18,7 +18,7 @@ packages=(
   zlib1g-dev                        # trace.json.gz (--trace-json gzip): deflate, as gzip writes it
   python3-matplotlib python3-pandas # plots (experiments/plot/)
   chromium                          # a real browser: tests/report/browser_test.py loads the HTML report
-  slurm-wlm munge                   # needed by the Slurm integration test (tests/slurm/)
+  slurm-wlm munge                   # needed by the Slurm integration test (tests/sweep/run_slurm_sweep_test.sh)
 )
 clang_packages=(
   clang-14 libclang-rt-14-dev       # clang 14, its libFuzzer and its ASan and UBSan runtimes

@@ -1,4 +1,5 @@
 #include "sim/cli/pitfalls_command.h"
+#include "sim/output/output_files.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -19,6 +20,8 @@ namespace pipegrid::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::string path(const fs::path& dir, output::OutputFile file) { return output::output_path(dir.string(), file); }
 using run::Lesson;
 using run::LessonSetup;
 
@@ -55,7 +58,7 @@ struct RunContext {
 bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::LessonText& text, const RunContext& ctx) {
   const fs::path dir = ctx.out / setup.name;
   // lesson.json first, so that a report the run itself writes finds it.
-  std::ofstream(dir / "lesson.json") << run::lesson_json(lesson, setup, text);
+  std::ofstream(path(dir, output::OutputFile::Lesson)) << run::lesson_json(lesson, setup, text);
   std::vector<std::string> args = setup.args;
   args.insert(args.end(), {"--out", dir.string()});
   // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its
@@ -76,9 +79,9 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
     const std::string line = first_line(dir / (std::string(stream) + ".txt"));
     if (!line.empty()) std::cout << fmt::format("  {}: {}\n", stream, line);
   }
-  if (ctx.plot && fs::exists(dir / "trace.csv")) {
-    const bool deadlocked = fs::exists(dir / "deadlock.json");
-    const std::string why = draw_gantt_chart((dir / "trace.csv").string(), (dir / "gantt.png").string(),
+  if (ctx.plot && fs::exists(path(dir, output::OutputFile::TraceCsv))) {
+    const bool deadlocked = fs::exists(path(dir, output::OutputFile::Deadlock));
+    const std::string why = draw_gantt_chart(path(dir, output::OutputFile::TraceCsv), path(dir, output::OutputFile::GanttPng),
                                              deadlocked ? (dir / "wait-for.png").string() : "");
     std::cout << (why.empty() ? fmt::format("  drew {}/gantt.png{}\n", setup.name, deadlocked ? " and wait-for.png" : "")
                               : fmt::format("  gantt.png: not drawn ({})\n", why));
@@ -118,7 +121,7 @@ int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
   // The lesson's page: its explanation and the broken and fixed runs side by side.
   if (ctx.report) {
     report::write_report(ctx.out.string());
-    std::cout << fmt::format("wrote {}\n", (fs::path(v.text("out")) / "report.html").string());
+    std::cout << fmt::format("wrote {}\n", output::output_path(v.text("out"), output::OutputFile::ReportHtml));
   }
   return matched == runs ? kExitOk : kExitLessonMismatch;
 }

@@ -1,4 +1,5 @@
 #include "sim/cli/platform_perturb.h"
+#include "sim/output/output_files.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ int run_perturb(const input::OptionValues& v) {
     fs::create_directories(path.parent_path(), error);
     std::ofstream(path, std::ios::binary) << content;
   }
-  std::ofstream(fs::path(out) / "platform.xml", std::ios::binary) << perturbed.xml;
+  std::ofstream(output::output_path(out, output::OutputFile::PlatformXml), std::ios::binary) << perturbed.xml;
   for (const std::string& note : perturbed.notes) std::cout << note << '\n';
   std::cout << fmt::format("wrote {}/platform.xml and {} profile file{} beside it\n", out, perturbed.files.size(),
                            perturbed.files.size() == 1 ? "" : "s");

@@ -10,6 +10,7 @@
 
 #include "sim/input/option_values.h"
 #include "sim/platform/cluster_spec.h"
+#include "sim/output/output_files.h"
 
 namespace pipegrid::run {
 
@@ -39,7 +40,7 @@ class GeneratedPlatformFile {
   ~GeneratedPlatformFile();
   GeneratedPlatformFile(const GeneratedPlatformFile&) = delete;
   GeneratedPlatformFile& operator=(const GeneratedPlatformFile&) = delete;
-  std::string file() const { return (dir_ / "platform.xml").string(); }
+  std::string file() const { return output::output_path(dir_.string(), output::OutputFile::PlatformXml); }
 
  private:
   std::filesystem::path dir_;

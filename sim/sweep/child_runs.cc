@@ -1,4 +1,5 @@
 #include "sim/sweep/child_runs.h"
+#include "sim/output/output_files.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -47,7 +48,7 @@ pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment
     if (opened < 0 || dup2(opened, fd) < 0) _exit(kExitInternalError);
     close(opened);
   };
-  redirect(dir / "stdout.json", STDOUT_FILENO);
+  redirect(output::output_path(dir.string(), output::OutputFile::RunStdout), STDOUT_FILENO);
   redirect(dir / "stderr.txt", STDERR_FILENO);
   int code = kExitInternalError;
   try {

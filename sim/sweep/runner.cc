@@ -1,4 +1,5 @@
 #include "sim/sweep/runner.h"
+#include "sim/output/run_folder.h"
 
 #include <algorithm>
 #include <chrono>
@@ -55,7 +56,7 @@ ResultRow outcome(const Running& run, int status, const fs::path& dir, double se
   }
   if (row.status == "ok") {
     try {
-      const auto summary = nlohmann::json::parse(read_text(dir / "stdout.json"));
+      const auto summary = nlohmann::json::parse(read_text(output::output_path(dir.string(), output::OutputFile::RunStdout)));
       for (std::string_view metric : metric_columns())
         if (summary.contains(metric))
           row.metrics[std::string(metric)] = fmt::format("{}", summary[metric].get<double>());
@@ -120,8 +121,8 @@ std::string run_status(int wait_status, double seconds, double timeout) {
 }
 
 std::string results_path(const std::string& out, const std::optional<Shard>& shard) {
-  if (!shard) return (fs::path(out) / "results.csv").string();
-  return (fs::path(out) / "shards" / std::to_string(shard->index) / "results.csv").string();
+  if (!shard) return output::output_path(out, output::OutputFile::Results);
+  return output::output_path((fs::path(out) / "shards" / std::to_string(shard->index)).string(), output::OutputFile::Results);
 }
 
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
@@ -155,7 +156,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     }
     const std::string& status = it->second.status;
     std::string reason = options.force ? "--force" : status == "timeout" || status == "error" ? status : "";
-    if (reason.empty()) reason = stale_reason(runs / c->id / "inputs.json", inputs);
+    if (reason.empty()) reason = stale_reason(output::output_path((runs / c->id).string(), output::OutputFile::RunInputs), inputs);
     if (reason.empty()) {
       kept.push_back(it->second);
     } else {
@@ -181,8 +182,8 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       // Its paths as seen from the run's folder, where the file lives (relative_paths.h).
       input::Experiment seen_from_dir = c->experiment;
       seen_from_dir.values = input::paths_seen_from(c->experiment.values, dir);
-      std::ofstream(dir / "experiment.toml") << input::experiment_text(seen_from_dir) << '\n';
-      std::ofstream(dir / "inputs.json") << inputs_now[c->id].dump(2) << '\n';
+      std::ofstream(output::output_path(dir.string(), output::OutputFile::Experiment)) << input::experiment_text(seen_from_dir) << '\n';
+      output::write_json(dir.string(), output::OutputFile::RunInputs, inputs_now[c->id]);
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
       running.push_back(
           {c, start_run(options.run_configuration, for_run(*c, dir), dir, child_exits.original_mask()), Clock::now()});

@@ -1,4 +1,5 @@
 #include "sim/sweep/slurm.h"
+#include "sim/output/output_files.h"
 
 #include <array>
 #include <cstdio>
@@ -81,11 +82,11 @@ std::size_t merge_shards(const SweepSpec& spec, const std::string& out) {
   const fs::path shards = fs::path(out) / "shards";
   if (fs::exists(shards))
     for (const auto& entry : fs::directory_iterator(shards))
-      for (ResultRow& row : read_results((entry.path() / "results.csv").string(), spec.axes))
+      for (ResultRow& row : read_results(output::output_path(entry.path().string(), output::OutputFile::Results), spec.axes))
         if (const auto it = order.find(row.id); it != order.end()) rows[it->second] = std::move(row);
   std::vector<ResultRow> sorted;
   for (auto& [index, row] : rows) sorted.push_back(std::move(row));
-  write_results((fs::path(out) / "results.csv").string(), spec.axes, sorted);
+  write_results(output::output_path(out, output::OutputFile::Results), spec.axes, sorted);
   return sorted.size();
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "schedules/comm_timing.h"
 
 namespace pipegrid::sim {

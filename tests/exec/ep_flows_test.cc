@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "schedules/schedule_csv.h"
 #include "sim/network/expert_flows.h"
 #include "sim/exec/needed_routes.h"

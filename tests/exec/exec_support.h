@@ -6,7 +6,7 @@
 
 #include "schedules/comm_plan.h"
 #include "schedules/generators.h"
-#include "sim/exec/executor.h"
+#include "sim/exec/simulation_io.h"
 
 namespace pipegrid::sim::test_support {
 

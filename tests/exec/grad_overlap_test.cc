@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 
 namespace pipegrid::sim {
 namespace {

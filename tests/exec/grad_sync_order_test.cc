@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 
 namespace pipegrid::sim {
 namespace {

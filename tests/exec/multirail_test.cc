@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "sim/network/collectives.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/network/rails.h"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "schedules/comm_timing.h"
 #include "schedules/schedule_csv.h"
 #include "schedules/timing.h"

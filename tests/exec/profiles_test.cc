@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "schedules/schedule_csv.h"
 
 namespace pipegrid::sim {

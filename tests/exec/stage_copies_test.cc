@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 
 namespace pipegrid::sim {
 namespace {

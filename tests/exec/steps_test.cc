@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 
 namespace pipegrid::sim {
 namespace {

@@ -6,7 +6,7 @@
 #include "sim/model/iteration_flops.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
-#include "tests/test_support.h"
+#include "error_of.h"
 
 namespace pipegrid::model {
 namespace {

@@ -8,7 +8,7 @@
 #include "sim/model/moe.h"
 #include "sim/model/presets.h"
 #include "sim/model/stage_cost.h"
-#include "tests/error_of.h"
+#include "error_of.h"
 
 namespace pipegrid::model {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "../error_of.h"
+#include "error_of.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_xml.h"
 

@@ -105,7 +105,7 @@ TEST(Cli, AllSaysWhichSchedulesItSkipped) {
 
 TEST(Cli, AllUnderPerOpRendezvousSaysWhichDeadlockAndWhichAreRefused) {
   // The comparison keeps going past a schedule its plan cannot run: per-op batches deadlock
-  // interleaved, ZB-H2 and DualPipe (tests/comm_plan_test.cc) and cross the orders of ZB-V and DualPipeV.
+  // interleaved, ZB-H2 and DualPipe (tests/schedules/comm_plan_test.cc) and cross the orders of ZB-V and DualPipeV.
   const auto r = run_pipegrid("schedule --schedule all --pp 4 --microbatches 8 --comm-plan per-op --p2p rendezvous "
                               "--format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "schedules/schedule_csv.h"
 
 namespace pipegrid::sim {

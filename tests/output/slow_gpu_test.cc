@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "sim/output/summary.h"
 
 namespace pipegrid::sim {

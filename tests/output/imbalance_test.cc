@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "exec_support.h"
+#include "sim/exec/executor.h"
 #include "sim/output/summary.h"
 
 namespace pipegrid::sim {

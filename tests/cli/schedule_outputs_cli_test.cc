@@ -136,7 +136,7 @@ TEST(ScheduleOutputs, RanksRunningDifferentNumbersOfMicroBatchesHang) {
             "deadlock: rank 0 waits for 1B3 on rank 1, which ends its step without running it\n"
             "  rank 0 is blocked at 0B3 (" +
                 two + ":1:8)\n" + kUnmatched + "; rank 1 never runs 1B3\n");
-  // Three ranks, the middle one short: both neighbours block (tests/hang_test.cc derives it).
+  // Three ranks, the middle one short: both neighbours block (tests/schedules/hang_test.cc derives it).
   const std::string three = kData + "/fewer_microbatches.csv";
   const auto r3 = run_pipegrid("check " + three + " --format json");
   EXPECT_EQ(r3.exit_code, 3);
@@ -151,7 +151,7 @@ TEST(ScheduleOutputs, RanksRunningDifferentNumbersOfMicroBatchesHang) {
 
 TEST(ScheduleOutputs, AReceiveWhoseSenderSkippedTheOpHangsInTheCommEngine) {
   // Rank 1 runs micro-batch 0 only; rank 0 waits in [0RECV_B1] (its 4th comm batch), posted at 6
-  // after 0B0 [4, 6] (tests/hang_test.cc). Flows: 0F0 at 1, 0F1 at 2 (nobody receives it), 1B0 at 4.
+  // after 0B0 [4, 6] (tests/schedules/hang_test.cc). Flows: 0F0 at 1, 0F1 at 2 (nobody receives it), 1B0 at 4.
   const std::string file = write_temp("comm-hang",
                                       "0F0,[0SEND_F0],0F1,[0SEND_F1],[0RECV_B0],0B0,[0RECV_B1],0B1\n"
                                       "[1RECV_F0],1F0,1B0,[1SEND_B0]\n");
