@@ -1,10 +1,7 @@
-// The program of one pipeline rank run by one SimGrid actor for one GPU — or for every member of a
-// tensor-parallel group that runs in lockstep (tp_lockstep.h): receive the op's inputs, compute (with
-// the TP all-reduces inside), send the outputs, in the p2p semantics the user chose; then the gradient
-// reductions and the optimizer. What a GPU has done (its GpuAccount, its trace rows, its waits as the
-// transfers and the deadlock report see them) stays its own: the actor fills each member's.
-// Internal to the executor; split over gpu_actor.cc (the step), gpu_p2p.cc (messages),
-// gpu_compute.cc (an op's compute) and gpu_gradients.cc (gradient and parameter collectives).
+// The program of one pipeline rank run by one SimGrid actor for one GPU, or for every member of a TP
+// group in lockstep (tp_lockstep.h): inputs received, compute (the TP all-reduces inside), outputs sent,
+// then gradient reductions and the optimizer; each member's account, trace rows and waits stay its own.
+// Internal to the executor: gpu_actor.cc (the step), gpu_p2p.cc, gpu_compute.cc, gpu_gradients.cc.
 #pragma once
 
 #include <cstdint>
