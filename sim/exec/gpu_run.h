@@ -53,12 +53,12 @@ class GpuRun {
     std::vector<std::shared_ptr<CommStream>> streams;  // one per ring the GPU reduces gradients on
     std::vector<PendingGather> gathers;                // parameter all-gathers not yet waited for
     // Per destination GPU: a stage has two or three pipeline peers, so a short list searched in order
-    // (as a hash map, 4 % of an interleaved 3072-GPU run, perf).
+    // (a hash map here showed in perf's profile of a large run).
     std::vector<SentTo> sends_to;
     std::unordered_map<std::size_t, MessageKey> unwaited_receives;  // by result: posted, waited at the use
     std::vector<MessageKey> late_sends;                             // rendezvous sends waited at the end
     // Its hops of the analytic TP all-reduces, found at the first (Rails::rings looks a group up in
-    // a map: per op and member, 1.4 % of an interleaved 3072-GPU run, perf).
+    // a map, which per op and member showed in perf's profile of a large run).
     std::optional<AnalyticRingHops> tp_hops;
   };
   using Waits = std::vector<std::pair<MessageKey, bool>>;  // key, as sender
@@ -100,8 +100,8 @@ class GpuRun {
   std::size_t next_reduction_ = 0;  // the members' plans launch at the same points
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
   int step_ = 0;                       // the training step being run
-  // run_batch's working lists, kept from batch to batch (allocating them per batch was 1 % of an
-  // interleaved 3072-GPU run, perf): per member its waits, one round of waits, the spans.
+  // run_batch's working lists, kept from batch to batch (allocating them per batch showed in perf's
+  // profile of a large run): per member its waits, one round of waits, the spans.
   std::vector<Waits> batch_waits_;
   Waits batch_round_;
   std::vector<FlowSpan> round_spans_;

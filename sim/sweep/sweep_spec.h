@@ -26,7 +26,7 @@ struct SweepSpec {
   std::vector<Configuration> configurations;
 };
 
-/// Bytes one configuration costs while a sweep holds it, measured: an upper bound (see the README).
+/// Bytes one configuration costs while a sweep holds it: measured, an upper bound (docs/performance.md).
 inline constexpr double kBytesPerConfiguration = 16e3;
 
 /// Reads SWEEP.toml (README, "Experiments and sweeps"): `base` (an experiment file relative to the
