@@ -39,13 +39,12 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The whole suite built by clang 14 with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g1,
-# assertions on) in its own build directory. clang, because it builds the suite in half g++'s time
-# and its instrumented code runs faster (307 s against 595 s to build, 108 s against 175 s to run,
-# 2026-12-02 on the 2-core development machine), which keeps CI's .ci/run under its 30 minutes.
+# assertions on) in its own build directory. clang, because it builds the suite faster than g++ and
+# its instrumented code runs faster (docs/performance.md), which keeps CI's .ci/run under its 30 minutes.
 # Left out: the tests that run no C++ (label no_cxx: the plot scripts' Python), and two that only
 # compare outputs byte for byte (a sweep with one job against two; each sweep run against the same
-# run alone): they run no code the other sweep tests do not, and were a third of the sweep tests'
-# time under the sanitizers. Any sanitizer report fails the test that made it.
+# run alone): they run no code the other sweep tests do not, and were much of the sweep tests' time
+# under the sanitizers. Any sanitizer report fails the test that made it.
 SANITIZE_BUILD ?= build-sanitize
 SANITIZE_SKIP = ^Sweep\.(SameSweepSameBytesWhateverTheJobs|EachRunWritesWhatPipegridRunWritesAlone)$$
 test-sanitize: deps clang-deps
@@ -56,15 +55,15 @@ test-sanitize: deps clang-deps
 
 # The compute model's A100 constants, fitted on vTrain's 1440 measured runs (experiments/calibration):
 # writes platforms/gpus/a100-80gb.calibrated.toml and out/calibration/, then rebuilds with the new
-# constants compiled in. About 3 minutes on 2 cores.
+# constants compiled in.
 calibrate: build
 	/usr/bin/python3 experiments/calibration/calibrate.py --pipegrid $(PIPEGRID) --jobs $(JOBS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against
-# the plain SimGrid 1F1B loop (bench/executor_ratio.sh, about 4 minutes), DeepSeek-V3's layout with
-# contended all-to-alls against alpha-beta (bench/deepseek_flows.sh, about 2 minutes), and a sweep of
-# 200 small configurations over every core. README quotes the numbers.
+# the plain SimGrid 1F1B loop (bench/executor_ratio.sh), DeepSeek-V3's layout with contended
+# all-to-alls against alpha-beta (bench/deepseek_flows.sh), and a sweep of 200 small configurations
+# over every core. docs/performance.md gives the numbers and how long each takes.
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target bench_schedule_engine bench_zone_routes platform_routes_bench
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512

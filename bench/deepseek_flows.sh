@@ -2,7 +2,7 @@
 # DeepSeek-V3's layout (2048 H800 GPUs, PP 16, EP 64, DualPipe, m = 32) with its all-to-alls as DeepEP's
 # contended flows and as α-β, back to back under /usr/bin/time: the flow run's wall time and peak RSS,
 # and its step against the α-β run's. Usage, from the repository root after `make`:
-#   bench/deepseek_flows.sh [MICROBATCHES]     (32 by default; about 2 minutes on 2 cores)
+#   bench/deepseek_flows.sh [MICROBATCHES]     (32 by default)
 set -euo pipefail
 m=${1:-32}
 pipegrid=${PIPEGRID:-build/pipegrid}

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The executor against its baseline on the Megatron-1T layout (3072 GPUs, README "The executor at 3072
-# GPUs"): the plain SimGrid 1F1B loop (bench/raw_simgrid_1f1b.cc), pipegrid's 1F1B and interleaved
+# The executor against its baseline on the Megatron-1T layout (3072 GPUs, docs/performance.md): the
+# plain SimGrid 1F1B loop (bench/raw_simgrid_1f1b.cc), pipegrid's 1F1B and interleaved
 # (v = 2) runs with --trace off and no --out, and the same 1F1B run writing its outputs, links.csv alone
 # (--out --trace off: the links' loads over time are followed only for it) and with the default trace,
 # back to back, each under /usr/bin/time. Prints one table: wall, user and peak RSS of each, their
 # ratios to the raw loop, and the outputs' size and cost against trace off without --out. Reports only:
 # nothing is asserted. ROUNDS (default 3) runs the five one after the other that many times and keeps each one's fastest
-# round: on a shared machine one round's ratio moved by ±10 % from a neighbour's load (2026-12-02,
-# raw loop 41.6 to 49.0 s within the hour), and the fastest round is the one least disturbed.
+# round: on a shared machine a neighbour's load moves one round's ratio noticeably, and the fastest
+# round is the one least disturbed.
 # From the repository root after `make`: bench/executor_ratio.sh [MICROBATCHES]   (default 512)
 set -euo pipefail
 pipegrid=${PIPEGRID:-build/pipegrid}

@@ -1,18 +1,8 @@
-// The baseline of the executor's speed (issue 14): one training step of 1F1B as a person would write it
-// in plain SimGrid 3.32 — one actor per GPU running its pipeline rank's loop (warm-up forwards, steady
-// one-forward-one-backward, cool-down backwards), an exec per computation, a detached put per
-// activation or gradient to the GPU of the same TP rank and DP replica on the next or previous stage,
-// a blocking get per input. No TP or DP communication, no accounting, no trace: what is left is the
-// floor that SimGrid itself costs for the job's computations and pipeline transfers.
-//
-// The job is pipegrid's: the bench takes `pipegrid simulate`'s options and resolves them with the same
-// code (run::resolve_simulation), so the FLOPs of every forward and backward, the bytes between stages
-// and the GPU → host placement are those the executor runs; only the loop below is the bench's own.
-//
+// The baseline of the executor's speed (issue 14): one 1F1B step as a person would write it in plain
+// SimGrid 3.32 — an actor per GPU running its rank's loop, an exec per computation, a detached put per
+// activation or gradient, a blocking get per input; no TP or DP traffic, accounting or trace. The job is
+// resolved by pipegrid's own run layer (run::resolve_simulation), so the work is the executor's.
 //   bench_raw_simgrid_1f1b [--cfg=SIMGRID_KEY:VALUE …] SIMULATE_OPTIONS   (--schedule 1f1b)
-//
-// Prints one line: the simulated step, the wall and CPU seconds of the SimGrid part (platform load,
-// actors, run) and of resolving the options, and how many actors, execs and comms ran.
 #include <algorithm>
 #include <chrono>
 #include <CLI/CLI.hpp>

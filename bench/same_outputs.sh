@@ -3,7 +3,7 @@
 # results moved nothing. Run it with the build before the change and with the one after, then diff the
 # two lists. The runs: the quickstart sweep (results.csv and every run's folder), Megatron-1T 1F1B with
 # the default trace, DeepSeek-V3 DualPipe with DeepEP flows, one pitfall's broken and fixed runs with
-# their page, and a run whose platform loses a GPU (exit 4). About 6 minutes on 2 cores.
+# their page, and a run whose platform loses a GPU (exit 4).
 # Paths are echoed into the outputs, so give both builds the same OUT_DIR, one after the other.
 # From the repository root: PIPEGRID=build/pipegrid bench/same_outputs.sh OUT_DIR > sums.txt
 set -uo pipefail

@@ -15,18 +15,10 @@ namespace pipegrid {
 using CommLocator = std::function<std::string(int rank, std::size_t batch)>;
 std::string locate_comm_batch(int rank, std::size_t batch);
 
-/// Throws InputError with one line naming the first broken rule, rank by rank and cell by cell:
-///  - a comm action names a known stage on its own rank and a micro-batch that goes through it, and
-///    a transfer that exists: the stage it sends to or receives from is on another rank;
-///  - a batch sits between two compute ops (positions in order, within the program);
-///  - each message is sent once, after the op that produces it, and received once, before the op
-///    that reads it;
-///  - every result read on another rank is sent and received (read: by an op the reader runs);
-///  - the messages from one rank to another are received in the order they are sent (NCCL matches
-///    the messages between two ranks in posting order, so a crossed pair would swap their buffers).
-/// The compute part must keep validate_ops(); it may miss ops (a receive whose sender skipped the op
-/// that sends it is a hang, not a broken rule). Deadlocks of the order are not its business: the
-/// comm engine finds them (comm_timing.h).
+/// Throws InputError with one line naming the first broken rule, rank by rank and cell by cell; the
+/// rules are docs/schedules.md's "What comm actions must keep" (among them: the messages between two
+/// ranks are received in sending order, as NCCL matches them in posting order). The compute part must
+/// keep validate_ops(); missing ops make a hang, not a broken rule, and deadlocks are comm_timing.h's.
 void validate_comms(const Schedule& schedule, const OpLocator& locate_op = locate_in_program,
                     const CommLocator& locate_batch = locate_comm_batch);
 

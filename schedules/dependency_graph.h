@@ -21,8 +21,8 @@ struct OpRef {
 
 /// One vertex per op and an edge from every op to each op that must wait for it: the next op on
 /// its rank (program order) and the ops that read its results (data edges, results.h). A pair is one
-/// vertex carrying the edges of both its actions. Stored as compressed sparse rows: 8M ops fit in
-/// about 200 MB. Built from a validated schedule.
+/// vertex carrying the edges of both its actions. Stored as compressed sparse rows, so that millions of
+/// ops fit in memory (docs/performance.md). Built from a validated schedule.
 class DependencyGraph {
  public:
   explicit DependencyGraph(const Schedule& schedule);

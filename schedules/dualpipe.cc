@@ -1,20 +1,8 @@
-// DualPipe (DeepSeek-AI, "DeepSeek-V3 Technical Report", 2024, §3.2.1; deepseek-ai/DualPipe,
-// dualpipe/dualpipe.py): micro-batches enter from both ends of the pipeline at once. Half of them
-// run the forward direction (model stage s on rank s), half the reverse one (model stage s on rank
-// p − 1 − s), so every rank holds model stage r of one copy of the model and p − 1 − r of the other
-// (parameters 2×), and overlaps one direction's forward with the other's backward in (F;B) pairs.
-//
-// Every rank runs the eight phases of `DualPipe.step()` (dualpipe_phases.h) with h = min(r, p − 1 − r),
-// H = p/2 and m/2 micro-batches per chunk. "Phase 0" is the direction that enters at the rank's own
-// end: the forward one on ranks 0 … p/2 − 1, the reverse one on ranks p/2 … p − 1, so rank r and rank
-// p − 1 − r run mirror images of one program.
-//
-// The two directions share ranks, never data: each is its own chain in the layout and ends at the
-// far end of the pipeline, where its last stage's backward starts from its own forward (the loss),
-// as results.h says. The all-reduce that sums the two copies' gradients is not part of the schedule
-// (sim/exec/gradient_plan.h reduces each model stage's copies with its replicas). DeepSeek's own send
-// order and wait points — some outputs held back to the next commit, every commit waited before the
-// next compute — are its comm plan (dualpipe_comm_plan.cc, --comm-plan dualpipe, the default).
+// DualPipe (DeepSeek-V3 Technical Report, 2024, §3.2.1; deepseek-ai/DualPipe dualpipe/dualpipe.py):
+// micro-batches enter from both ends at once, rank r holding model stage r of one copy of the model and
+// p − 1 − r of the other, and every rank runs DualPipe.step()'s eight phases (dualpipe_phases.h). The
+// directions share ranks, never data; the copies' gradient sum (gradient_plan.h) and DeepSeek's send
+// order (dualpipe_comm_plan.cc) are not the schedule's. docs/schedules.md, "DualPipe".
 #include <algorithm>
 #include <fmt/format.h>
 

@@ -1,15 +1,7 @@
-// DualPipeV (DeepSeek-AI, deepseek-ai/DualPipe, dualpipe/dualpipev.py; first described by Sea AI
-// Lab as "cut-in-half" DualPipe): DualPipe folded into a V. One chain of 2p virtual stages, rank r
-// holding stages r and 2p − 1 − r, every micro-batch through all of them, so parameters are held
-// once instead of twice. PyTorch's ScheduleDualPipeV (torch/distributed/pipelining/schedules.py)
-// generates the same order, and its trace for p = 4, m = 10 is tests/data/dualpipev_4rank_10mb.csv.
-//
-// Every rank runs DualPipe's eight phases (dualpipe_phases.h) with h = r, H = p and m micro-batches
-// per chunk; phase 0 is the descending arm of the V (stage r), phase 1 the ascending one.
-//
-// At the bottom of the V the last rank hands its own stage p − 1's output to its stage p, and stage
-// p's input gradient back to stage p − 1 (dualpipev.py copies the tensors instead of sending them):
-// the chain layout states exactly these dependencies, and no transfer, since both are on one rank.
+// DualPipeV (deepseek-ai/DualPipe dualpipe/dualpipev.py; Sea AI Lab's "cut-in-half" DualPipe): DualPipe
+// folded into a V of 2p stages, rank r holding stages r and 2p − 1 − r, parameters held once. PyTorch's
+// ScheduleDualPipeV gives the same order (tests/data/dualpipev_4rank_10mb.csv). At the bottom of the V
+// both hand-overs stay on the last rank: no transfer. docs/schedules.md, "DualPipeV".
 #include <fmt/format.h>
 
 #include "schedules/dualpipe_phases.h"

@@ -1,10 +1,7 @@
-// Interleaved 1F1B in Megatron-LM's order (Narayanan et al. 2021, "Efficient large-scale language
-// model training on GPU clusters", §2.2; megatron/core/pipeline_parallel/schedules.py).
-//
-// Rank r holds v chunks, stages r, r + p, …, r + (v − 1)p. Its m·v forwards are numbered k = 0 …
-// m·v − 1 and run in groups of p micro-batches per chunk: forward k is chunk (k / p) mod v of
-// micro-batch (k / pv)·p + k mod p. Backwards follow the same numbering with the chunks reversed.
-// The bubble shrinks to (p − 1)(F + B) per-chunk times, i.e. by a factor v.
+// Interleaved 1F1B in Megatron-LM's order (Narayanan et al. 2021, §2.2; megatron/core/pipeline_parallel/
+// schedules.py). Rank r holds stages r, r + p, …, r + (v − 1)p; its forward k is chunk (k / p) mod v of
+// micro-batch (k / pv)·p + k mod p, its backwards the same with the chunks reversed.
+// docs/schedules.md, "Interleaved 1F1B".
 #include <algorithm>
 #include <fmt/format.h>
 

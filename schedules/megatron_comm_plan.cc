@@ -1,23 +1,8 @@
-// Megatron-LM's interleaved schedule, forward_backward_pipelining_with_interleaving
-// (megatron/core/pipeline_parallel/schedules.py) with batch_p2p_comm, ModelParallelConfig's default:
-// every p2p call is one batch_isend_irecv in the order [send to prev, receive from prev, send to next,
-// receive from next] (p2p_communication._batched_p2p_ops), waited at once.
-//
-// A rank makes one call per iteration: recv_forward before its first forward (ranks other than 0),
-// send_forward_recv_forward after each warmup forward (the last one
-// send_forward_backward_recv_forward_backward, which also receives the first gradient), one
-// send_forward_backward_recv_forward_backward after each steady-state forward-and-backward — so a
-// forward's activation leaves only after the backward that follows it — and
-// send_backward_recv_backward after each cooldown backward. When every forward is in the warmup
-// (m = p), a recv_backward comes before the first backward instead.
-//
-// Each call receives what the rank's next ops read: Megatron's recv_prev / recv_next flags ask for
-// the input of the next forward and the gradient of the next backward, so a message is received in
-// the rank's last call before the op that reads it. In the steady state that is one call after
-// (forward) or before (backward) the sender's, p − 1 round the ring (rank p − 1 to rank 0 between
-// chunks, and back) — where recv_tensor_from_previous_stage puts each receive, no receive on the
-// first rank while k < p − 1 — but when every forward is in the warmup (m = p) the ranks' backward
-// phases start together after recv_backward, and the offsets no longer hold; the rule does.
+// Megatron-LM's interleaved schedule lowered as it posts its p2p (megatron/core/pipeline_parallel/
+// schedules.py forward_backward_pipelining_with_interleaving, batch_p2p_comm): one call per iteration,
+// each a batch_isend_irecv in the order [send prev, recv prev, send next, recv next] (p2p_communication.
+// _batched_p2p_ops) waited at once, and each call receives what the rank's next ops read. Which call
+// carries what, and why the receives fall where they do: docs/schedules.md, "Megatron's comm plan".
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -14,15 +14,9 @@ using OpLocator = std::function<std::string(int rank, std::size_t position)>;
 std::string locate_in_program(int rank, std::size_t position);
 
 /// Throws InputError with one line naming the first broken rule, in a fixed order (rank by rank,
-/// position by position, then what is missing stage by stage), so the same schedule always gets
-/// the same message:
-///  - the layout is consistent (one rank per stage, within 0 … p − 1; chains that link up);
-///  - every action names a known stage and a micro-batch that goes through it, on the rank that
-///    holds the stage;
-///  - an overlapped pair joins a forward with a backward (B or I);
-///  - each stage runs F once per micro-batch and either B, or I and W, once;
-///  - on its rank, a forward comes before its backward and I before its W.
-/// Deadlocks are not its business: see deadlock.h. validate() is validate_ops() then validate_complete().
+/// position by position, then what is missing stage by stage) so that the same schedule always gets
+/// the same message; the rules are docs/schedules.md's "What a schedule must keep". Deadlocks are
+/// deadlock.h's. validate() is validate_ops() then validate_complete().
 void validate(const Schedule& schedule, const OpLocator& locate = locate_in_program);
 
 /// Every rule but completeness: what each op is, and its order against what its rank ran before. A

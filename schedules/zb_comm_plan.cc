@@ -1,16 +1,8 @@
-// The zero-bubble repository's lowering (sail-sg/zero-bubble-pipeline-parallelism @ 39f2c186, under
-// megatron/core/pipeline_parallel/zerobubble/): scheduler/passes.py run_schedule_passes (10-28) times
-// the compute nodes (add_time, 96-156), then scheduler/communication.py
-// add_communication_nodes_without_sorting (204-216) places a SEND after its producer
-// (insert_send_nodes, 219-286) and each RECV early in its receiver's list (insert_recv_nodes, 289-372).
-// runtime.py posts the comm nodes as they come (add_communication 664-687, flush 689-825): with the
-// default flags (batch_p2p_comm = not overlap_p2p_comm = False, megatron/training/arguments.py 648)
-// each one is its own isend or irecv, so each is a batch of one here. A receive is waited just before
-// its consumer (schedule_f_impl 470-472, schedule_b_impl 556-559); the send handles are dropped
-// (816), so nothing waits for a send: AtUse, whose sends pipegrid waits at the end of the step.
-// flush posts its sends before its receives and RECV_PREV before RECV_NEXT (725-790); within one flush
-// that reorders only posts to different peers, waited later if at all, so the list order is kept.
-// The runtime's tiny pre-comm messages (pre_communication_optimization) are left out.
+// The zero-bubble repository's lowering (sail-sg/zero-bubble-pipeline-parallelism @ 39f2c186,
+// megatron/core/pipeline_parallel/zerobubble/): the compute timed as scheduler/passes.py's add_time
+// does, a SEND right after its producer and each RECV early in its receiver's list
+// (scheduler/communication.py), every comm node its own isend or irecv (runtime.py), a receive waited
+// before its consumer and a send never. docs/schedules.md, "The zero-bubble comm plan".
 #include <algorithm>
 #include <optional>
 #include <vector>

@@ -1,18 +1,8 @@
-// ZB-V, the memory-efficient zero-bubble schedule of Qi et al. 2024 ("Zero Bubble Pipeline
-// Parallelism", arXiv 2401.10241, §6 and Figure 8), in the order of PyTorch's
-// ScheduleZBVZeroBubble (torch/distributed/pipelining/schedules.py).
-//
-// The model is cut into 2p stages folded into a V: rank r holds stage r (chunk 0) and 2p − 1 − r
-// (chunk 1), so a micro-batch's forward starts and its backward ends on rank 0, which can start
-// backwards early. Rank r warms up with 2(p − r) − 1 chunk-0 forwards, then r pairs of a chunk-1
-// and a chunk-0 forward (2p − 1 forwards in all, the paper's 2p − i and i − 1 for worker i = r + 1),
-// then p − r groups F-I-W of chunk 1; the steady phase alternates an F-I-W group of chunk 0 with one
-// of chunk 1; the cooldown runs r pairs of chunk-0 and chunk-1 I's, then p − r chunk-0 I-W pairs,
-// then the W's left, chunk 1's first. When F = I = W and m ≥ 2p − 1 no rank ever waits once it has
-// started, and each holds 2p live virtual-stage activations at its peak: p whole stages, 1F1B's.
-//
-// As PyTorch does, the programs are built for max(2p − 1, m) micro-batches and the actions of
-// micro-batches ≥ m dropped: the schedule takes any m, and is zero-bubble from m = 2p − 1 on.
+// ZB-V (Qi et al. 2024, "Zero Bubble Pipeline Parallelism", arXiv 2401.10241, §6 and Figure 8) in the
+// order of PyTorch's ScheduleZBVZeroBubble (torch/distributed/pipelining/schedules.py): 2p stages folded
+// into a V, rank r holding stages r and 2p − 1 − r. As PyTorch does, the programs are built for
+// max(2p − 1, m) micro-batches and the extra ones dropped, so any m is taken. The phases, and when the
+// schedule has no bubble: docs/schedules.md, "ZB-V".
 #include <algorithm>
 
 #include "schedules/generators.h"

@@ -42,13 +42,13 @@ int main(int argc, char** argv) {
   for (int signal : {SIGSEGV, SIGBUS, SIGFPE}) std::signal(signal, on_fatal_signal);
   // SimGrid mallocs each actor's 8 MiB stack. glibc raises its mmap threshold to the size of the
   // first large block freed, so once an actor ends, later stacks come from the heap, whose reused
-  // pages are resident: a 256-GPU DeepSeek-V3 run whose GPUs end at different times grew from 79 MB
-  // to 1.1 GB peak RSS. A fixed threshold keeps every stack a lazy mapping of its own.
+  // pages are resident: a run whose GPUs end at different times grew its peak RSS many times over
+  // (docs/performance.md). A fixed threshold keeps every stack a lazy mapping of its own.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   // Fixing it also fixes glibc's trim threshold at 128 KiB: every first route from a GPU (SimGrid's
   // Dijkstra allocates and frees arrays as large as the platform) then gives the top of the heap
-  // back to the kernel — brk, munmap, a TLB flush — and the next allocation takes it again: 11 % of
-  // the CPU of a 384-GPU Megatron run (perf), ≈ 8 s of the 3072-GPU one. 64 MiB keeps it.
+  // back to the kernel — brk, munmap, a TLB flush — and the next allocation takes it again, a share
+  // of a large run's CPU that perf shows (docs/performance.md). 64 MiB keeps it.
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif
   return pipegrid::cli::run_command_line(std::vector<std::string>(argv + 1, argv + argc));

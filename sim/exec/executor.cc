@@ -46,10 +46,10 @@ SimulationResult simulate(const SimulationInput& input) {
   use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
-  // Measured on the 3072-GPU Megatron layout (README, "Performance"): the CPU model's trace
-  // integration saves 5 % of the run, and dropping the stack guard page of each of the thousands of
-  // actors 10 %. TI asserts that a speed profile repeats and ends as it starts (cpu_ti.cpp): with one,
-  // SimGrid's default (Lazy) model runs the execs.
+  // Both for speed at thousands of actors (docs/performance.md): the CPU model's trace integration is
+  // faster there than the default, and so is dropping each actor's stack guard page. TI asserts that a
+  // speed profile repeats and ends as it starts (cpu_ti.cpp): with one, SimGrid's default (Lazy) model
+  // runs the execs.
   if (input.speed_profiled_hosts.empty()) sg4::Engine::set_config("cpu/optim:TI");
   sg4::Engine::set_config("contexts/guard-size:0");
   load_platform(engine, errors, input.platform_file, input.default_network_model);

@@ -48,8 +48,8 @@ std::vector<int> GpuRun::tp_group(const Member& m) const {
 // Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
 // analytic TP all-reduces). A GPU runs one computation at a time: on a host of constant speed that
 // is one wait of flops / speed + comm_seconds — exactly what an exec of the FLOPs would take, at one
-// simcall instead of two and without the CPU model's sharing machinery, which halves the cost of an
-// op at 3072 GPUs (README, "Performance"). Where the host has a speed profile the compute is an exec
+// simcall instead of two and without the CPU model's sharing machinery, which makes an op much cheaper
+// at thousands of GPUs (docs/performance.md). Where the host has a speed profile the compute is an exec
 // (compute_at_peak), which the profile slows from the moment it changes (such a GPU has an actor of
 // its own: tp_lockstep.h).
 void GpuRun::execute(const Op& op, double flops, double comm_seconds) {

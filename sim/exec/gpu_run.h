@@ -1,10 +1,7 @@
-// The program of one pipeline rank run by one SimGrid actor for one GPU — or for every member of a
-// tensor-parallel group that runs in lockstep (tp_lockstep.h): receive the op's inputs, compute (with
-// the TP all-reduces inside), send the outputs, in the p2p semantics the user chose; then the gradient
-// reductions and the optimizer. What a GPU has done (its GpuAccount, its trace rows, its waits as the
-// transfers and the deadlock report see them) stays its own: the actor fills each member's.
-// Internal to the executor; split over gpu_actor.cc (the step), gpu_p2p.cc (messages),
-// gpu_compute.cc (an op's compute) and gpu_gradients.cc (gradient and parameter collectives).
+// The program of one pipeline rank run by one SimGrid actor for one GPU, or for every member of a TP
+// group in lockstep (tp_lockstep.h): inputs received, compute (the TP all-reduces inside), outputs sent,
+// then gradient reductions and the optimizer; each member's account, trace rows and waits stay its own.
+// Internal to the executor: gpu_actor.cc (the step), gpu_p2p.cc, gpu_compute.cc, gpu_gradients.cc.
 #pragma once
 
 #include <cstdint>
@@ -56,12 +53,12 @@ class GpuRun {
     std::vector<std::shared_ptr<CommStream>> streams;  // one per ring the GPU reduces gradients on
     std::vector<PendingGather> gathers;                // parameter all-gathers not yet waited for
     // Per destination GPU: a stage has two or three pipeline peers, so a short list searched in order
-    // (as a hash map, 4 % of an interleaved 3072-GPU run, perf).
+    // (a hash map here showed in perf's profile of a large run).
     std::vector<SentTo> sends_to;
     std::unordered_map<std::size_t, MessageKey> unwaited_receives;  // by result: posted, waited at the use
     std::vector<MessageKey> late_sends;                             // rendezvous sends waited at the end
     // Its hops of the analytic TP all-reduces, found at the first (Rails::rings looks a group up in
-    // a map: per op and member, 1.4 % of an interleaved 3072-GPU run, perf).
+    // a map, which per op and member showed in perf's profile of a large run).
     std::optional<AnalyticRingHops> tp_hops;
   };
   using Waits = std::vector<std::pair<MessageKey, bool>>;  // key, as sender
@@ -103,8 +100,8 @@ class GpuRun {
   std::size_t next_reduction_ = 0;  // the members' plans launch at the same points
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
   int step_ = 0;                       // the training step being run
-  // run_batch's working lists, kept from batch to batch (allocating them per batch was 1 % of an
-  // interleaved 3072-GPU run, perf): per member its waits, one round of waits, the spans.
+  // run_batch's working lists, kept from batch to batch (allocating them per batch showed in perf's
+  // profile of a large run): per member its waits, one round of waits, the spans.
   std::vector<Waits> batch_waits_;
   Waits batch_round_;
   std::vector<FlowSpan> round_spans_;

@@ -49,23 +49,12 @@ struct GradientReduction {
 /// step's end (`first_rank`: the pipeline rank of the first stage).
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank);
 
-/// The reductions of `gpu`'s gradients in launch order (by position, then fraction):
-///  - data-parallel: for each virtual stage, its gradients round the ring of the GPUs that hold its
-///    model stage — the data-parallel replicas, and for DualPipe both copies of the stage with theirs,
-///    summed as one group. With overlap on, a stage's gradients start when its last backward (the
-///    last W where the backward is split) has produced them; Megatron splits into buckets of
-///    `grad_bucket_bytes` only the first model chunk of pipeline rank 0 (distributed_data_parallel.py:
-///    bucket_size is None on other ranks and chunks) — and its other copy, in DualPipe — each ready
-///    part-way through that
-///    backward, in the backward's order (last layers first). With overlap off, one all-reduce of all
-///    the rank's gradients per ring after its last op.
-///  - after the step: the routed experts' gradients (over the replicas holding the same experts), then
-///    the tied embeddings between the first and the last stage, in finalize_model_grads' order. The
-///    GPU issues the step-end collectives of one phase, waits for every one of its streams, then
-///    issues the next phase's (after_grad_sync), so a GPU stuck in its first never enters its second,
-///    as a rank's NCCL collectives on one stream run in issue order. --grad-sync-order may put the
-///    embeddings first: then the data-parallel reductions issued at the step's end (all of them
-///    with --grad-overlap off) wait for them; buckets the backward has issued are not held back.
+/// The reductions of `gpu`'s gradients in launch order (by position, then fraction): each virtual
+/// stage's data-parallel ring over the GPUs holding its model stage (DualPipe's two copies with their
+/// replicas as one group), started by its last backward with overlap on (in buckets on pipeline rank 0's
+/// first chunk only, as Megatron's distributed_data_parallel.py does), else after the rank's last op;
+/// then the step-end phases (routed experts, tied embeddings, in finalize_model_grads' order; the
+/// embeddings first with --grad-sync-order), each issued once the GPU's streams have ended the last.
 std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int gpu);
 
 }  // namespace pipegrid::sim

@@ -1,10 +1,8 @@
-// The end of a training step: the optimizer's update on every GPU, and the check before it. Megatron
-// all-reduces the gradient norm and the found-inf flag over the model-parallel group before any rank
-// updates (optimizer.py; clip_grads.py; grad_stats_parallel_group: the tensor × pipeline group, the
-// whole job with the distributed optimizer) — a barrier. The zero-bubble paper's post-validation
-// (Qi et al. 2024, §4; zerobubble/ runtime and optimizer) replaces it with a chain of tiny
-// messages from the first pipeline rank to the last before each rank's update, and a chain back
-// during the next step's warmup, before a rank's first backward: no rank waits for all.
+// The end of a training step: the optimizer's update on every GPU, and the check before it — Megatron's
+// all-reduce of the gradient norm and found-inf flag over the model-parallel group before any update, a
+// barrier (optimizer.py, clip_grads.py), or the zero-bubble paper's post-validation (Qi et al. 2024, §4):
+// a chain of tiny messages from the first pipeline rank to the last before each update, and one back in
+// the next step's warmup before a rank's first backward, so that no rank waits for all.
 #pragma once
 
 #include <map>

@@ -8,16 +8,11 @@
 
 namespace pipegrid::input {
 
-/// Debian 12's toml++ (3.3.0) asks whether a non-ASCII character is whitespace wherever TOML allows
-/// whitespace and as it scans a number, date or boolean to its end, and for most of U+00A1-U+0499,
-/// U+2C8E-U+3087 and U+FB26-U+FEFE the answer reaches __builtin_unreachable (upstream issues 190 and
-/// 295): undefined behaviour. It asks everywhere but in comments and strings, and in a multi-line basic
-/// string after a backslash (of the escaped character, or of the first one past a line-ending
-/// backslash's whitespace). This scan follows TOML's grammar far enough to know where a key or a value
-/// begins, so that a quote opens a string only there: inside a value scanned to its end (`3"é"`,
-/// `197{"é"`) toml++ classifies every character. Returns "LINE:COLUMN: rule" for the first non-ASCII
-/// character outside the strings and comments so found, or for a date or time, which toml++ reads past
-/// the end of its line when malformed and which no pipegrid option takes; "" when the text is safe.
+/// "LINE:COLUMN: rule" for the first non-ASCII character outside strings and comments, or for a date
+/// or time (malformed ones are read past the end of their line, and no option takes one); "" when the
+/// text is safe. toml++ 3.3 asks of most non-ASCII characters whether they are whitespace and reaches
+/// __builtin_unreachable (upstream issues 190 and 295); the scan follows TOML's grammar far enough to
+/// know where a string can open.
 std::string unreadable_by_toml(std::string_view text);
 
 }  // namespace pipegrid::input

@@ -22,25 +22,6 @@ struct Precision {
   void validate() const;
 };
 
-/// The cost of virtual stage `stage` for one of its t tensor-parallel GPUs. Stage s holds layers
-/// [s·l/S, (s+1)·l/S); stage 0 also holds the word and position embeddings, stage S − 1 the LM head
-/// (with tied embeddings, a copy of the word embeddings that the embedding all-reduce keeps equal).
-/// FLOPs and parameters are the whole stage's divided by t: Megatron splits every matmul, the word
-/// embeddings and the heads evenly. What it replicates instead is counted 1/t as well: per layer the
-/// LayerNorms and two row-parallel biases (6h of 12h², a relative t/(2h): 0.02 % to 0.2 % at t = 8
-/// for the presets) and on stage 0 the position embeddings (s·h; 2 % of stage 0 for gpt-1t at t = 8,
-/// p = 64).
-///
-/// Transfers, per micro-batch: `send_forward_bytes` goes to stage + 1 after F (b·s·h activations),
-/// `send_backward_bytes` to stage − 1 after the backward (their gradient, same size), each ÷ t with
-/// scatter/gather; 0 where there is no neighbour. Collectives: `tp_allreduces_per_forward` and
-/// `_per_backward` all-reduces of `tp_allreduce_bytes` (b·s·h elements) among the t GPUs — 2 per layer
-/// each way (after attention and after the MLP; Shoeybi et al. 2019, §3), 2 more per layer in a
-/// backward with full recomputation (the recomputed forward all-reduces again), 1 more in the forward
-/// of stage 0 (the vocabulary-parallel embedding sums its partial lookups) and 1 more in the backward
-/// of stage S − 1 (the LM head's input gradient); all backward ones are on the I path. Per iteration:
-/// `dp_gradient_bytes` all-reduced among the d replicas, `embedding_allreduce_bytes` between stage 0
-/// and stage S − 1. A collective over a group of one GPU is 0 bytes or 0 calls.
 /// The mixture-of-experts part of a stage, per micro-batch, for one GPU of its expert-parallel group
 /// (whose T = b·s tokens it owns): the four phases of a chunk — attention, dispatch, experts, combine
 /// (DeepSeek-V3 report, §3.2.1) — as FLOPs and bytes per token, since how many tokens reach a GPU's
@@ -55,6 +36,11 @@ struct MoeStageCost {
   std::int64_t tokens = 0;        // T = b·s
 };
 
+/// The cost of virtual stage `stage` for one of its t tensor-parallel GPUs (Narayanan et al., SC 2021).
+/// Stage s holds layers [s·l/S, (s+1)·l/S), stage 0 the embeddings too, stage S − 1 the LM head. FLOPs
+/// and parameters are the stage's ÷ t, what Megatron replicates counted 1/t as well; transfers are per
+/// micro-batch, ÷ t with scatter/gather; TP all-reduces are 2 per layer each way (Shoeybi et al. 2019,
+/// §3), plus those of the embeddings, LM head and recomputation. Over one GPU: 0 bytes or 0 calls.
 struct StageCost {
   int stage = 0;
   int layers = 0;              // transformer layers on this stage, l / S

@@ -16,25 +16,13 @@ namespace pipegrid::sim {
 /// (each member's 1/n reaches every other: its updated parameters). n − 1 steps each.
 enum class RingPhases { AllReduce, ReduceScatter, AllGather };
 
-/// A ring all-reduce of `bytes` among `group` (GPU indices in ring order), run by the member at
-/// `member`: 2(n − 1) steps — n − 1 of reduce-scatter, n − 1 of all-gather — each sending bytes / n
-/// to the next member and waiting for the previous member's piece (NCCL's ring algorithm). A member
-/// sends its pieces in order, one after the other, as a NCCL channel does: were they concurrent flows,
-/// a member arriving late would burst its backlog and the shared link would deliver the first piece
-/// no sooner than the last. On an uncontended ring it takes 2(n − 1)/n · S / bw + 2(n − 1) · latency;
-/// a member arriving late delays it by as much, once. Every member must call it.
-///
-/// Between nodes, one ring per channel, as NCCL's ring search builds them without PXN (when the
-/// network knows the platform's rails, Network::use_rails): C channels — the number of distinct
-/// rails among the group's members on each node, the smallest over its nodes (Rails::rings) — each
-/// carrying S / C round its own order of the group, every hop a flow between two members: over
-/// NVLink within a node, and between nodes from a member on one rail to the next node's member on
-/// the same rail, so that each ring crosses on its own rails and each of the C rails carries one
-/// channel each way. The channels run at once but in step: a member posts its pieces of a step on
-/// every channel, then waits for all of them (NCCL's channels run independently, which differs only
-/// where the rails are unevenly loaded). Channel c's step s is step s · C + c for `tag_of_step`. With
-/// C = 1 (a group within one node, a node with one member — a DP ring at TP 8 — or one NIC, or rails
-/// that cannot be found) it is the single ring above, in the group's order, unchanged.
+/// A ring all-reduce, or one half of it, of `bytes` among `group` (GPU indices in ring order), run by
+/// the member at `member`; every member must call it. NCCL's ring algorithm: n − 1 steps per half, each
+/// sending bytes / n to the next member and waiting for the previous member's piece, a member's pieces
+/// one after the other as a NCCL channel sends them (as concurrent flows, a member arriving late would
+/// burst its backlog). Between nodes, where the network knows the rails, one ring per channel, each on
+/// its own rails and carrying S / C, in step (Rails::rings); channel c's step s is step s · C + c for
+/// `tag_of_step`.
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
                           std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
                           std::uint64_t context, RingPhases phases = RingPhases::AllReduce);

@@ -34,16 +34,11 @@ struct ExpertFlow {
   bool internode = false;
 };
 
-/// DeepEP's flows of one all-to-all, by source then destination, at most one per ordered pair.
-/// `shares`: each member's share of the assignments; p(s, t) the assignments member s sends member t
-/// (dispatch, `to_experts`: share(t); combine: share(s), results of s's experts for t's tokens).
-/// Dispatch: s → t in s's node over NVLink; s → f over InfiniBand, once per other node (f its
-/// forwarder there), with `internode_factor` (node-limited routing's M/k) of Σ p(s, t) over the
-/// node's t; f → t over NVLink, p(s, t) for each of its node's t — one flow per (f, t) with the
-/// tokens f forwards from every node and its own for t, as DeepEP's forwarder fills one NVLink
-/// channel per peer from every source node's buffer, its own node's included. Combine is the reverse:
-/// s → f over NVLink (f: t's forwarder in s's node), f → t over InfiniBand, reduced: the factor of
-/// the node's Σ p(s, t). A group on one node has NVLink flows only, the same as pairwise.
+/// DeepEP's flows of one all-to-all, by source then destination, at most one per ordered pair;
+/// `shares`: each member's share of the assignments. Dispatch sends over NVLink inside the node and over
+/// InfiniBand once per other node, to the sender's forwarder there (bytes times `internode_factor`,
+/// node-limited routing's M/k), which forwards over NVLink, one flow per destination it serves; combine
+/// is the reverse, reduced. A group on one node has NVLink flows only, as pairwise.
 std::vector<ExpertFlow> deepep_flows(const std::vector<MemberPlace>& places, const std::vector<double>& shares,
                                      double internode_factor, bool to_experts);
 

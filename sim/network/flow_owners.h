@@ -1,19 +1,8 @@
 // The actors that make the flows' SimGrid activities: one per GPU that sends (--simgrid-flows exec).
-//
-// SimGrid 3.32 lists every activity in the list of the actor that made it (ActorImpl::activities_, a
-// std::list) and walks that whole list to take the activity out when it ends (CommImpl::finish,
-// ExecImpl::post). A host-to-host Comm always belongs to maestro (Comm::sendto_init detaches it into
-// maestro's list), so the end of each flow walks every flow in flight: at the DeepSeek-V3 layout's
-// scale, up to 14 all-to-all flows per GPU on 2048 GPUs, that walk was 92 % of the run. An Exec on
-// two hosts with no flops and one byte amount is the same network action — HostCLM03Model::
-// execute_parallel calls the network model's communicate() with the hosts, bytes and rate that
-// CommImpl::start gives it — and it belongs to the actor that made it. Made by an actor per source
-// GPU, a flow's end walks that GPU's flows only.
-//
-// An owner is never suspended (suspending an actor suspends its activities) and never ends while its
-// flows run (an actor's end cancels them): it waits on a semaphore for requests, and is a daemon,
-// which SimGrid ends once the job's actors are done. Maestro cannot make an activity on its behalf,
-// so a flow requested in one scheduling round is made in the next, at the same simulated time.
+// SimGrid 3.32 takes an ended activity out of its maker's list by walking it, and a host-to-host Comm is
+// always maestro's, so every flow's end walked all flows in flight; an Exec on two hosts with no flops is
+// the same network action and is its maker's. An owner is never suspended and never ends while its flows
+// run (either would stop them); a flow requested in one round is made in the next, at the same time.
 #pragma once
 
 #include <cstdint>

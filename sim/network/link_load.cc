@@ -18,8 +18,8 @@ void add_load(std::vector<LoadPiece>& load, LoadPiece piece) {
       return;
     }
     // Over the same interval (an analytic ring's hops through one switch link, member after member):
-    // one piece at the sum of their rates, which is the link's rate there either way. At 3072 GPUs
-    // this halved the pieces of the analytic TP all-reduces (a node's 8 hops cross its NVSwitch link).
+    // one piece at the sum of their rates, which is the link's rate there either way. Most of the
+    // analytic TP all-reduces' pieces are such: a node's 8 hops cross its NVSwitch link.
     if (last.start == piece.start && last.end == piece.end) {
       last.bytes += piece.bytes;
       return;
@@ -60,8 +60,8 @@ std::vector<std::pair<std::int64_t, double>> bytes_per_window(const std::vector<
 
 void CumulativeBytes::take(std::vector<RateChange>& changes, double below) {
   // Stable either way, so the order is the same. The fold hands over a few hundred changes at a
-  // time, nearly in order, and std::stable_sort's buffer was a malloc per call (8 % of a 3072-GPU
-  // run's time, perf, with its page faults): an insertion sort moves each change past its few
+  // time, nearly in order, and std::stable_sort's buffer was a malloc per call, which with its page
+  // faults showed in perf's profile of a large run: an insertion sort moves each change past its few
   // inversions only.
   const auto earlier = [](const RateChange& a, const RateChange& b) { return a.time < b.time; };
   if (changes.size() > 1024) {

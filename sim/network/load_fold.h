@@ -1,15 +1,8 @@
-// A link's load folded as the run goes: the three views of link_load.h (busy time, bytes per window,
-// busiest sliding window) computed exactly — the same floating-point operations in the same order
-// as the unfolded functions over the whole piece list — while keeping only the pieces and rate
-// changes that a window still open can need. At 3072 GPUs the unfolded lists held 32 M pieces.
-//
-// What makes it exact: the caller promises, with each fold(), that no piece added later starts before
-// its `horizon` and no busy period before its `busy_horizon` (network.cc says why that holds for
-// flows and analytic collectives). Every piece but the last is final (add_load may still grow or
-// merge into the last), so below H = min(horizon, the last piece's start) every rate change is
-// known: the cumulative bytes C(t) is final for t < H, and so is every sliding window [t, t + width)
-// with t + width < H. Busy time is a union of intervals: merging some of them early changes neither
-// the union's components nor the order in which covered_time sums their lengths.
+// A link's load folded as the run goes: link_load.h's three views (busy time, bytes per window, busiest
+// sliding window), exact — the unfolded functions' operations in their order — while keeping only the
+// pieces and rate changes a window still open can need. Exact because each fold() promises that no later
+// piece starts before its horizon (network.cc says why that holds): below it every rate change is known,
+// and every window ending there is final.
 #pragma once
 
 #include <cstdint>

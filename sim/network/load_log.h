@@ -1,5 +1,5 @@
 // What the links' loads are told during a run — pieces and busy periods — kept in the order they
-// happen and handed over link by link in batches. At 3072 GPUs a run adds ~16 M pieces to ~25 000
+// happen and handed over link by link in batches. A large run adds millions of pieces to thousands of
 // links' folds (load_fold.h), nearly every one to a link whose fold was evicted from the cache since
 // its last piece: a batch touches each link's fold once, with its pieces in a row. Each link gets its
 // own pieces and periods in the order they were logged, which is all its fold's result depends on.

@@ -9,17 +9,10 @@
 
 namespace pipegrid::sim {
 
-/// How a node's GPUs reach other nodes, found on first use from SimGrid's routes (no names read):
-///  - the reference node of node A is the next node of the platform (by node number, cyclically);
-///  - a GPU g of A leaves A through the links that its routes to every GPU of the reference node
-///    all cross (on a generated platform g's PCIe, its NIC's PCIe and the NIC's InfiniBand port);
-///    GPUs whose ways out share a link share a NIC: one rail;
-///  - the rails are ordered by their first GPU (platform order), and rail c of one node faces rail c
-///    of every other (NCCL's NIC index); on a generated platform rail c's leaf switch joins them.
-/// A node has a single rail when the platform has one node, the node one GPU, some GPU's routes to
-/// the reference node share no link, all the node's GPUs share their way out (one NIC), or a way out
-/// is also on a route between two of the node's GPUs (a star whose GPU ports carry the node's own
-/// traffic too).
+/// How a node's GPUs reach other nodes, found on first use from SimGrid's routes (no names read): a GPU's
+/// way out is the links its routes to every GPU of the next node all cross; GPUs whose ways out share a
+/// link share a NIC, one rail; rails are ordered by their first GPU, and rail c of one node faces rail c
+/// of every other (NCCL's NIC index). A node has one rail wherever distinct ways out cannot be found.
 class Rails {
  public:
   /// `hosts`: every GPU of the platform, in Network's order for the job's GPUs (which come first),
@@ -34,25 +27,12 @@ class Rails {
   /// The rail of the node that the GPU leaves it through.
   int rail_of(int gpu);
 
-  /// The rings of a ring collective over `group` (job GPUs), one per channel, each a permutation of
-  /// the group, found once per group. Channels: C = the smallest number, over the group's nodes, of
-  /// distinct rails among the node's members. C = 1 — when the group is within one node, when some
-  /// node has one member, or its members share one NIC, or its rails cannot be found — gives the
-  /// group itself, in its order: one ring, one path per hop, as without rails.
-  ///
-  /// For C ≥ 2, each ring visits the group's nodes in the order of their first member and, on each
-  /// node, its members one after the other (over NVLink), entering at a member on one rail and
-  /// leaving from a member on another: each hop between nodes goes from a member on a rail of its node
-  /// to a member on the same rail of the next node (slot j — the node's j-th rail among its members —
-  /// facing slot j, which is the same rail wherever the group has the same local GPUs on every
-  /// node), so no traffic goes through a GPU outside the group and every crossing stays on its rail.
-  /// With a single member on each rail a node cannot be entered and left on one rail, so the rails
-  /// alternate: ring c leaves node k on slot c + (k mod 2) (mod C) and enters node k + 1 on it; with
-  /// an odd number of nodes the last crossing takes slot c + 2 (C ≥ 3) — or, with C = 2, goes from
-  /// slot c to slot c + 1, the one crossing that changes rail. So on each crossing the C rings take
-  /// the C rails once each: every NIC of the group sends one channel and receives one. On a node, a
-  /// ring enters at the first member (group order) on its entry slot, then the node's other members
-  /// but its exit member in group order, and leaves from the first member on its exit slot.
+  /// The rings of a ring collective over `group` (job GPUs), one per channel, each a permutation of the
+  /// group, found once per group. C, the channels, is the smallest number over the group's nodes of
+  /// distinct rails among the node's members; C = 1 gives the group itself, in its order. For C ≥ 2 each
+  /// ring visits the nodes in order, a node's members over NVLink, and crosses from a member on one rail
+  /// to a member on the same rail of the next node, so that on each crossing the C rings take the C
+  /// rails once each (where one member holds each rail, the rails alternate from node to node: rails.cc).
   const std::vector<std::vector<int>>& rings(const std::vector<int>& group);
   int channels(const std::vector<int>& group) { return static_cast<int>(rings(group).size()); }
 

@@ -1,16 +1,8 @@
 // SimGrid 3.32's routes in a zone routed Dijkstra or DijkstraCache, found as DijkstraZone finds them
-// (src/kernel/routing/DijkstraZone.cpp), without SimGrid. Its search is a ~1 ms Dijkstra over the
-// whole graph per source (3617 netpoints at 3072 GPUs: 3 of a folded run's 16 s); this one keeps the
-// graph in flat arrays and gives the same route:
-//  - the graph's nodes are numbered in the order the zone's <route>s first name them (new_edge: the
-//    source, then the destination), its edges are the routes in file order, each followed by its way
-//    back when symmetrical (the links reversed, UP and DOWN swapped), out-edges in that order;
-//  - an edge costs its number of links; the queue pops (cost, node number) in increasing order, and
-//    a node keeps the first predecessor that lowers its cost (a strict <);
-//  - a route lists its hops from source to destination, each hop's links reversed, as SimGrid's
-//    insert_link_latency prepends each hop from the destination back.
-// Only where every route is symmetrical: with one-way routes, 3.32's search lets a node it cannot
-// reach (cost ULONG_MAX) wrap around and rewrite others' predecessors, which this does not copy.
+// (src/kernel/routing/DijkstraZone.cpp) but without SimGrid, whose search is a Dijkstra over the whole
+// graph per source: the same graph, costs and ties in flat arrays, so the same route (platforms/README.md,
+// "Routes found without SimGrid"). Only where every route is symmetrical: with one-way routes 3.32's
+// search lets a node it cannot reach rewrite others' predecessors, which this does not copy.
 #pragma once
 
 #include <memory>

@@ -1,16 +1,8 @@
-// The per-node layout of a generated cluster. SimGrid resolves a route between hosts of different
-// zones as: the route up to the source zone's gateway, the <zoneRoute>'s links between the zones, the
-// route down from the destination zone's gateway (NetZoneImpl::get_global_route in SimGrid 3.32). So
-// every route here is written out once, per node or per pair of zones, and none is searched:
-//   - zone node{n} (Full): its GPUs and links as in the flat file, router node{n}-nic0 (the NIC's
-//     side of its InfiniBand port, the zone's gateway); routes GPU to GPU [nvlink, nvswitch UP,
-//     nvswitch DOWN, nvlink] and GPU to gateway [GPU pcie, NIC pcie];
-//   - zone group{u} (Full) per leaf group: its nodes' zones and zone leaf{u} (router leaf{u}-rail0);
-//     zoneRoutes node to node [ib UP, ib DOWN] and node to leaf [ib];
-//   - the cluster zone (Full): the groups, the leaf uplinks, zoneRoutes group to group [uplink UP,
-//     uplink DOWN] between the leaf routers.
-// A route crosses the same links in the same order as the flat file's (the shortest path there), so
-// both give SimGrid the same network; this one needs no route search and keeps no route cache.
+// The per-node layout of a generated cluster (platforms/README.md, "Zones: flat or per node"). SimGrid
+// 3.32 resolves a route between zones as the way to the source zone's gateway, the <zoneRoute>'s links
+// and the way from the destination's gateway (NetZoneImpl::get_global_route), so every route here is
+// written out, per node or per pair of zones, and none is searched; each crosses the links of the flat
+// file's shortest path in the same order, so both give SimGrid the same network.
 #include <fmt/format.h>
 
 #include "sim/platform/names.h"

@@ -44,7 +44,7 @@ platform::ClusterSpec generated_cluster(const input::OptionValues& v) {
 
 void check_generated_size(const platform::ClusterSpec& cluster) {
   // SimGrid holds every host of the platform, not only the job's: each GPU costs what a simulated one
-  // does (limits.h), and the XML itself ~10 kB a node besides.
+  // does (limits.h), and the XML itself some more per node, left out of the estimate.
   const double gpus = static_cast<double>(cluster.nodes) * platform::kGpusPerNode;
   const double limit = std::floor(memory_limit_bytes() / kBytesPerGpu);
   if (gpus <= limit) return;

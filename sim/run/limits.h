@@ -14,9 +14,8 @@ namespace pipegrid::run {
 /// The memory this process may use: the machine's physical memory, or its cgroup's limit when lower.
 double memory_limit_bytes();
 
-/// Bytes one action costs at its peak, measured (`/usr/bin/time -v` on `pipegrid schedule --format
-/// json`, which generates, validates, builds the dependency graph and times): 68 to 71 bytes per
-/// action for 1F1B, interleaved and ZB-V with 8 to 17 million actions (2026-12-01). Rounded up.
+/// Bytes one action costs at its peak (generated, validated, its dependency graph built, timed):
+/// measured, and rounded up; the measurement is in docs/performance.md.
 inline constexpr double kBytesPerAction = 80;
 /// Whatever the memory, pipegrid's generators index actions with 32-bit integers; 2^28 leaves the
 /// headroom their arithmetic (2p + vp, m·v, …) needs.
@@ -34,7 +33,7 @@ double estimated_actions(std::string_view schedule, const ScheduleParams& params
 void check_schedule_size(std::string_view schedule, const ScheduleParams& params);
 
 /// Bytes one simulated GPU costs the executor (its actor, its stack's touched pages, its routes and
-/// accounts): `make bench`'s 3072-GPU run peaks at 201 MB, 65 kB a GPU (2026-12-01); four times that.
+/// accounts): measured on `make bench`'s 3072-GPU run (docs/performance.md), and four times that.
 inline constexpr double kBytesPerGpu = 256e3;
 
 /// Refuses a job with more GPUs than this machine can simulate: InputError "--tp T --pp P --dp D: …".

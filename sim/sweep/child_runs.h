@@ -37,9 +37,9 @@ class ChildExits {
 
 /// Forks a child that runs `experiment` with `run`, its stdout and stderr in DIR/stdout.json and
 /// DIR/stderr.txt; returns its pid. A fork rather than an exec of the binary: this process has already
-/// loaded and relocated SimGrid and its dependencies (ns-3 among them), which costs a new process
-/// 35 ms of its 45 ms for a small configuration; the child still gets SimGrid's process-wide state to
-/// itself, as no simulation has run here.
+/// loaded and relocated SimGrid and its dependencies (ns-3 among them), which is most of what a new
+/// process costs a small configuration (docs/performance.md); the child still gets SimGrid's
+/// process-wide state to itself, as no simulation has run here.
 pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment, const std::filesystem::path& dir,
                 const sigset_t& mask);
 

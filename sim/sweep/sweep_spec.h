@@ -26,23 +26,14 @@ struct SweepSpec {
   std::vector<Configuration> configurations;
 };
 
-/// Bytes one configuration costs while a sweep holds it, measured: an upper bound (see the README).
+/// Bytes one configuration costs while a sweep holds it: measured, an upper bound (docs/performance.md).
 inline constexpr double kBytesPerConfiguration = 16e3;
 
-/// Reads SWEEP.toml:
-///
-///     base = "experiment.toml"          # relative to the sweep file; or a [base] table inline
-///     [axes]
-///     "sim.schedule" = ["gpipe", "1f1b"]
-///     "parallel.microbatches" = [8, 16]
-///     [[zip]]                             # lists that move together, all of one length
-///     "parallel.pp" = [2, 4]
-///     "parallel.dp" = [4, 2]
-///
+/// Reads SWEEP.toml (README, "Experiments and sweeps"): `base` (an experiment file relative to the
+/// sweep, or a [base] table), [axes] of "section.key" = [values], [[zip]] groups of lists of one length.
 /// Throws InputError `FILE:LINE:COLUMN: …` for an unknown key, an empty list, a value its option
 /// refuses, zip lists of different lengths, an axis given twice or a bad base; `FILE: …` for more
-/// configurations than this machine holds, two configurations that are the same experiment, or one
-/// that lacks a required option.
+/// configurations than this machine holds, two that are one experiment, or one lacking a required option.
 SweepSpec read_sweep(const std::string& path);
 
 }  // namespace pipegrid::sweep
