@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <iostream>
 
 #include "common/choose.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "schedules/comm_check.h"
 #include "schedules/comm_plan.h"
 #include "schedules/deadlock.h"
@@ -301,7 +301,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
     const platform::ClusterSpec cluster = generated_cluster(v);
     check_generated_size(cluster);
     for (const std::string& note : platform::no_effect_options(cluster_options(v), cluster))
-      std::cerr << "pipegrid: warning: " << note << '\n';
+      log::platform().warn(note);
     const std::string xml = platform::platform_xml(cluster);
     if (v.has("out")) {
       platform_file = write_generated_platform(v.text("out"), xml);

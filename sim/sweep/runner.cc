@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <sys/wait.h>
 
 #include "common/exit_codes.h"
@@ -35,6 +36,14 @@ std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The first line of a run's stderr that is not a log line: its error, when it failed.
+std::string first_result_line(const std::string& stderr_text) {
+  std::istringstream lines(stderr_text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.starts_with("[pipegrid:")) return line;
+  return "";
+}
+
 // The row of a run that has ended.
 ResultRow outcome(const Running& run, int status, const fs::path& dir, double seconds, double timeout) {
   ResultRow row;
@@ -42,8 +51,7 @@ ResultRow outcome(const Running& run, int status, const fs::path& dir, double se
   row.values = run.configuration->values;
   // A run the sweep killed has run past the timeout by the time it is reaped.
   row.status = run_status(status, run.timed_out ? std::max(seconds, timeout + 1) : seconds, timeout);
-  std::string first_line = read_text(dir / "stderr.txt");
-  first_line = first_line.substr(0, first_line.find('\n'));
+  std::string first_line = first_result_line(read_text(dir / "stderr.txt"));
   if (first_line.starts_with("pipegrid: error: ")) first_line = first_line.substr(17);
   if (row.status == "timeout") {
     row.message = fmt::format("exceeded the per-run timeout of {} s", timeout);
@@ -96,12 +104,14 @@ std::string stale_reason(const fs::path& recorded_file, const nlohmann::json& no
   return fmt::format("{}", fmt::join(changes, ", "));
 }
 
-// The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON.
-input::Experiment for_run(const Configuration& c, const fs::path& dir) {
+// The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON,
+// logs at the sweep's level.
+input::Experiment for_run(const Configuration& c, const fs::path& dir, const std::string& log_level) {
   input::Experiment experiment = c.experiment;
   const input::Command command = experiment.command();
   experiment.values.set_text(*input::find_option(command, "out"), dir.string());
   experiment.values.set_text(*input::find_option(command, "format"), "json");
+  experiment.values.set_text(*input::find_option(command, "log-level"), log_level);
   return experiment;
 }
 
@@ -184,8 +194,10 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       std::ofstream(dir / "experiment.toml") << input::experiment_text(seen_from_dir) << '\n';
       std::ofstream(dir / "inputs.json") << inputs_now[c->id].dump(2) << '\n';
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
-      running.push_back(
-          {c, start_run(options.run_configuration, for_run(*c, dir), dir, child_exits.original_mask()), Clock::now()});
+      running.push_back({c,
+                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir,
+                                   child_exits.original_mask()),
+                         Clock::now()});
     }
     progress.bar(running.size());
     int status = 0;
