@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <xbt/log.h>
 
 #include "common/input_error.h"
 #include "sim/exec/link_report.h"
@@ -15,18 +14,13 @@
 #include "sim/exec/tp_lockstep.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
+#include "sim/simgrid/simgrid_logs.h"
 
 namespace pipegrid::sim {
 
 namespace {
 
 namespace sg4 = simgrid::s4u;
-
-// SimGrid's own chatter (configuration changes, its deadlock dump) would bury pipegrid's one report.
-void quiet_simgrid_logs() {
-  xbt_log_control_set("root.thresh:error");
-  xbt_log_control_set("ker_engine.app:file:/dev/null");
-}
 
 // A run with no trace hands its events to no one.
 class NoTrace final : public TraceSink {
@@ -42,7 +36,9 @@ SimulationResult simulate(const SimulationInput& input) {
   int argc = 1;
   char name[] = "pipegrid";
   char* argv[] = {name, nullptr};
-  quiet_simgrid_logs();
+  // SimGrid's own chatter (configuration changes, its deadlock dump) at --log-level's, so that by
+  // default it does not bury pipegrid's one report.
+  route_simgrid_logs();
   use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
