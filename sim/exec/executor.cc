@@ -1,11 +1,13 @@
 #include "sim/exec/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
@@ -21,6 +23,19 @@ namespace pipegrid::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
+
+void log_actors(const std::vector<std::vector<int>>& actors, const Placement& placement,
+                const std::optional<RailFold>& fold, bool exec_flows) {
+  if (!log::exec().should_log(spdlog::level::debug)) return;
+  std::size_t groups = 0, in_groups = 0;
+  for (const std::vector<int>& members : actors)
+    if (members.size() > 1) ++groups, in_groups += members.size();
+  log::exec().debug("actors: {} started for {} GPUs ({} lockstep TP groups holding {} GPUs, {} one per GPU); rails "
+                    "{}; flows as SimGrid {}",
+                    actors.size(), placement.num_gpus(), groups, in_groups, actors.size() - groups,
+                    fold ? fmt::format("folded ({} rails)", fold->rails) : std::string("not folded"),
+                    exec_flows ? "execs" : "comms");
+}
 
 // A run with no trace hands its events to no one.
 class NoTrace final : public TraceSink {
@@ -115,6 +130,7 @@ SimulationResult simulate(const SimulationInput& input) {
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
   std::vector<std::vector<int>> actors = rank_actors(plan, gpus);
+  log_actors(actors, placement, fold, input.options.exec_flows);  // before the actors take their members
   for (std::vector<int>& members : actors) {
     const int g = members.front();
     const GpuCoordinates& c = placement.coordinates(g);
@@ -122,7 +138,10 @@ SimulationResult simulate(const SimulationInput& input) {
                                                  : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
     sg4::Actor::create(actor_name, hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
   }
+  const auto wall_start = std::chrono::steady_clock::now();
   engine.run();
+  log::exec().debug("simulated end: t = {:.9g} s; SimGrid ran for {:.3f} s of wall time", sg4::Engine::get_clock(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
 
   SimulationResult result;
   result.actors = static_cast<int>(actors.size());

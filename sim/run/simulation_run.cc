@@ -26,6 +26,7 @@
 #include "sim/run/compute_costs.h"
 #include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
+#include "sim/run/run_log.h"
 
 namespace pipegrid::run {
 
@@ -481,6 +482,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   }
   // Only links.csv reads the links' loads over time: a run with no --out does not follow them.
   in.link_load = !run.out_dir.empty();
+  log_resolved_run(run, v);
   return run;
 }
 

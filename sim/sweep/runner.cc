@@ -11,6 +11,7 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/relative_paths.h"
 #include "sim/run/input_files.h"
@@ -34,6 +35,13 @@ struct Running {
 std::string read_text(const fs::path& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// "parallel.microbatches=4 sim.schedule=1f1b": the configuration's axis values.
+std::string configuration_text(const Configuration& c, const std::vector<std::string>& axes) {
+  std::string text;
+  for (std::size_t i = 0; i < axes.size(); ++i) text += fmt::format("{}{}={}", i ? " " : "", axes[i], c.values[i]);
+  return text.empty() ? "the base experiment" : text;
 }
 
 // The first line of a run's stderr that is not a log line: its error, when it failed.
@@ -198,6 +206,8 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
                          start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir,
                                    child_exits.original_mask()),
                          Clock::now()});
+      log::sweep().debug("run {} started: {} (configuration {} of {}, pid {})", c->id, configuration_text(*c, spec.axes),
+                         c->index + 1, spec.configurations.size(), running.back().pid);
     }
     progress.bar(running.size());
     int status = 0;
@@ -207,6 +217,8 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       if (it == running.end()) continue;
       const double seconds = std::chrono::duration<double>(Clock::now() - it->started).count();
       const ResultRow row = outcome(*it, status, runs / it->configuration->id, seconds, options.timeout_seconds);
+      log::sweep().debug("run {} finished: {}{} after {:.3f} s", row.id, row.status,
+                         row.message.empty() ? "" : " (" + row.message + ")", seconds);
       results << results_line(row) << std::endl;  // flushed: a killed sweep keeps every finished row
       ++tally.ran;
       tally.ok += row.status == "ok";
