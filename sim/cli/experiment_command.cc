@@ -41,10 +41,17 @@ input::Experiment experiment_with_overrides(const std::string& file, const std::
   return experiment;
 }
 
-// `run`'s own --log-level, given, overrides the file's [output] log_level as the flags after it do.
+// `run`'s own --log-level and --progress, given, override the file's [output] keys as the flags after it do.
 void take_run_flags(const input::OptionValues& flags, input::Experiment& experiment) {
+  const input::Command command = experiment.command();
   if (flags.has("log-level"))
-    experiment.values.set_text(*input::find_option(experiment.command(), "log-level"), flags.text("log-level"));
+    experiment.values.set_text(*input::find_option(command, "log-level"), flags.text("log-level"));
+  if (!flags.has("progress")) return;
+  const input::OptionSpec* progress = input::find_option(command, "progress");
+  if (!progress)
+    throw InputError(fmt::format("--progress: shows a simulation's progress; this experiment runs {}",
+                                 input::command_name(command)));
+  experiment.values.set_text(*progress, flags.text("progress"));
 }
 
 int run_experiment(const input::OptionValues& flags, const std::vector<std::string>& overrides) {

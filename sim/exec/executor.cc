@@ -11,6 +11,7 @@
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
+#include "sim/exec/progress_line.h"
 #include "sim/exec/runtime_deadlock.h"
 #include "sim/exec/rail_fold.h"
 #include "sim/exec/tp_lockstep.h"
@@ -23,6 +24,18 @@ namespace pipegrid::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
+
+// The ranks' ops done and in all, over every GPU and step: the progress line's share of the work.
+void count_ops(const JobPlan& plan, const JobRecord& record, ProgressSample& sample) {
+  const auto steps = static_cast<std::uint64_t>(plan.options.steps);
+  sample.ops_done = sample.ops_total = 0;
+  for (int g = 0; g < plan.placement.num_gpus(); ++g) {
+    const std::uint64_t ops = steps * plan.schedule.programs[plan.placement.coordinates(g).pp].size();
+    const GpuAccount& account = record.accounts[g];
+    sample.ops_total += ops;
+    sample.ops_done += std::min<std::uint64_t>(ops, account.step_ends.size() * (ops / steps) + account.position);
+  }
+}
 
 void log_actors(const std::vector<std::vector<int>>& actors, const Placement& placement,
                 const std::optional<RailFold>& fold, bool exec_flows) {
@@ -138,8 +151,10 @@ SimulationResult simulate(const SimulationInput& input) {
                                                  : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
     sg4::Actor::create(actor_name, hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
   }
+  ClockProgress progress(input.progress, [&](ProgressSample& sample) { count_ops(plan, record, sample); });
   const auto wall_start = std::chrono::steady_clock::now();
   engine.run();
+  progress.end();
   log::exec().debug("simulated end: t = {:.9g} s; SimGrid ran for {:.3f} s of wall time", sg4::Engine::get_clock(),
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
 

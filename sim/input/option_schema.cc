@@ -397,6 +397,11 @@ std::vector<OptionSpec> build_schema() {
        .required = {Report}, .positional = true},
 
       // --- what a command says on stderr while it works -----------------------------------------------
+      {.flag = "progress", .section = "output", .commands = {Simulate, Run}, .type = Choice,
+       .choices = {"auto", "on", "off"}, .default_text = "auto",
+       .help = "one self-updating line on stderr while the simulation runs (simulated time, ops done, wall time, "
+               "ETA): on, off, or auto (on a terminal, once the run has taken 2 s)",
+       .identity = false},
       {.flag = "log-level", .section = "output", .commands = kEvery, .type = Choice,
        .choices = {"off", "error", "warn", "info", "debug", "trace"}, .default_text = "warn",
        .help = "what pipegrid logs on stderr: warn its warnings; debug each layer's events (the layout, the "

@@ -482,6 +482,7 @@ ResolvedRun resolve_simulation(const OptionValues& v) {
   }
   // Only links.csv reads the links' loads over time: a run with no --out does not follow them.
   in.link_load = !run.out_dir.empty();
+  in.progress = sim::progress_show(v.text("progress"));
   log_resolved_run(run, v);
   return run;
 }

@@ -113,13 +113,15 @@ std::string stale_reason(const fs::path& recorded_file, const nlohmann::json& no
 }
 
 // The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON,
-// logs at the sweep's level.
+// logs at the sweep's level and no progress line (its stderr is a file).
 input::Experiment for_run(const Configuration& c, const fs::path& dir, const std::string& log_level) {
   input::Experiment experiment = c.experiment;
   const input::Command command = experiment.command();
   experiment.values.set_text(*input::find_option(command, "out"), dir.string());
   experiment.values.set_text(*input::find_option(command, "format"), "json");
   experiment.values.set_text(*input::find_option(command, "log-level"), log_level);
+  if (const input::OptionSpec* progress = input::find_option(command, "progress"))
+    experiment.values.set_text(*progress, "off");
   return experiment;
 }
 
