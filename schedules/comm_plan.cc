@@ -6,6 +6,7 @@
 
 #include "schedules/framework_plans.h"
 #include "schedules/messages.h"
+#include "schedules/schedule_log.h"
 
 namespace pipegrid {
 
@@ -148,7 +149,10 @@ CommPlan plan_of_framework(const Schedule& s) {
 }
 
 Schedule lower(const Schedule& schedule, CommPlan plan) {
-  if (schedule.has_comms()) return schedule;
+  if (schedule.has_comms()) {
+    log_lowered(schedule, "");
+    return schedule;
+  }
   Schedule s = schedule;
   s.comms.assign(s.ranks, {});
   if (plan == CommPlan::Framework) plan = plan_of_framework(s);
@@ -182,6 +186,7 @@ Schedule lower(const Schedule& schedule, CommPlan plan) {
       lower_torch(s);
       break;
   }
+  log_lowered(s, comm_plan_name(plan));
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "schedules/dependency_graph.h"
+#include "schedules/schedule_log.h"
 #include "schedules/wait_chain.h"
 
 namespace pipegrid {
@@ -59,7 +60,9 @@ Deadlock wait_cycle(const Schedule& /*schedule*/, const Stall& stall) {
   return deadlock;
 }
 
-std::optional<Deadlock> find_deadlock(const Schedule& schedule) {
+namespace {
+
+std::optional<Deadlock> first_deadlock(const Schedule& schedule) {
   // A schedule that misses ops can hang without any cycle (a rank waits for an op its peer never
   // runs), which the graph cannot show: the replay decides alone.
   const bool complete = is_complete(schedule);
@@ -70,6 +73,14 @@ std::optional<Deadlock> find_deadlock(const Schedule& schedule) {
     return std::nullopt;
   }
   return wait_cycle(schedule, *replay.stall);
+}
+
+}  // namespace
+
+std::optional<Deadlock> find_deadlock(const Schedule& schedule) {
+  std::optional<Deadlock> deadlock = first_deadlock(schedule);
+  log_checked(schedule, deadlock ? &*deadlock : nullptr);
+  return deadlock;
 }
 
 }  // namespace pipegrid

@@ -7,11 +7,13 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/cli/app.h"
 #include "sim/cli/child_process.h"
 #include "sim/cli/command_options.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/gantt_plot.h"
+#include "sim/cli/log_level.h"
 #include "sim/cli/subcommand.h"
 #include "sim/input/text_values.h"
 #include "sim/sweep/slurm.h"
@@ -39,10 +41,25 @@ input::Experiment experiment_with_overrides(const std::string& file, const std::
   return experiment;
 }
 
+// `run`'s own --log-level and --progress, given, override the file's [output] keys as the flags after it do.
+void take_run_flags(const input::OptionValues& flags, input::Experiment& experiment) {
+  const input::Command command = experiment.command();
+  if (flags.has("log-level"))
+    experiment.values.set_text(*input::find_option(command, "log-level"), flags.text("log-level"));
+  if (!flags.has("progress")) return;
+  const input::OptionSpec* progress = input::find_option(command, "progress");
+  if (!progress)
+    throw InputError(fmt::format("--progress: shows a simulation's progress; this experiment runs {}",
+                                 input::command_name(command)));
+  experiment.values.set_text(*progress, flags.text("progress"));
+}
+
 int run_experiment(const input::OptionValues& flags, const std::vector<std::string>& overrides) {
+  use_log_level(flags);
   flags.check_required();
   const std::string& file = flags.text("file");
-  const input::Experiment experiment = experiment_with_overrides(file, overrides);
+  input::Experiment experiment = experiment_with_overrides(file, overrides);
+  take_run_flags(flags, experiment);
   const bool plot = flags.flag("plot");
   if (plot && !experiment.values.has("out"))
     throw InputError("--plot: needs an output directory ([output] out or --out)");
@@ -55,7 +72,7 @@ int run_experiment(const input::OptionValues& flags, const std::vector<std::stri
   if ((code == kExitOk || code == kExitDeadlock) && plot) {
     const std::string& out = experiment.values.text("out");
     if (const std::string why = draw_gantt_chart(out + "/trace.csv", out + "/gantt.png"); !why.empty())
-      std::cerr << "pipegrid: warning: the Gantt chart could not be drawn: " << why << '\n';
+      log::cli().warn("the Gantt chart could not be drawn: {}", why);
   }
   return code;
 }
@@ -80,6 +97,7 @@ int run_sweep(const input::OptionValues& v) {
                                : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.timeout_seconds = v.number("timeout");
   options.force = v.flag("force");
+  options.log_level = v.text("log-level");
   if (v.has("shard")) {
     const input::ShardText shard = input::parse_shard(v.text("shard"));
     options.shard = sweep::Shard{shard.index, shard.count};

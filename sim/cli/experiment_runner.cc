@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sim/cli/log_level.h"
 #include "sim/cli/report_command.h"
 #include "sim/cli/schedule_command.h"
 #include "sim/cli/simulate_command.h"
@@ -27,6 +28,7 @@ int run_command(const input::Experiment& experiment) {
 }  // namespace
 
 int run_and_print(const input::Experiment& experiment) {
+  use_log_level(experiment.values);
   check_report_request(experiment.values);
   const int code = run_command(experiment);
   report_after_run(experiment.values, code);

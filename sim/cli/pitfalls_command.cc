@@ -38,11 +38,12 @@ int list_lessons(const std::vector<Lesson>& lessons) {
   return kExitOk;
 }
 
+// The first line a run printed that is not a log line (--log-level debug puts those first).
 std::string first_line(const fs::path& file) {
   std::ifstream in(file);
   std::string line;
   while (std::getline(in, line))
-    if (!line.empty()) return line;
+    if (!line.empty() && !line.starts_with("[pipegrid:")) return line;
   return "";
 }
 
@@ -52,6 +53,7 @@ struct RunContext {
   bool report = false;
   bool plot = false;
   double timeout = 60;
+  std::string log_level;  // --log-level, passed on to every run
 };
 
 // Runs one setup into OUT/NAME and prints its outcome; true when it ended as lesson.toml expects.
@@ -60,7 +62,7 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
   // lesson.json first, so that a report the run itself writes finds it.
   std::ofstream(path(dir, output::OutputFile::Lesson)) << run::lesson_json(lesson, setup, text);
   std::vector<std::string> args = setup.args;
-  args.insert(args.end(), {"--out", dir.string()});
+  args.insert(args.end(), {"--out", dir.string(), "--log-level", ctx.log_level});
   // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its
   // own DIR/report.html, with lesson.json already there.
   if (ctx.report) args.emplace_back("--report");
@@ -101,6 +103,7 @@ int run_lesson(const Lesson& lesson, const input::OptionValues& v) {
   ctx.plot = v.flag("plot");
   if (ctx.plot) check_gantt_plotter("DIR/*/gantt.png");
   ctx.timeout = v.number("timeout");
+  ctx.log_level = v.text("log-level");
   std::vector<const LessonSetup*> setups = {&lesson.broken};
   for (const LessonSetup& f : lesson.fixed) setups.push_back(&f);
   // Every folder first, so that an --out that cannot hold them is refused before anything runs.

@@ -5,6 +5,7 @@
 
 #include "common/input_error.h"
 #include "common/exit_codes.h"
+#include "common/log.h"
 #include "sim/cli/platform_perturb.h"
 #include "sim/cli/subcommand.h"
 #include "sim/platform/cluster_spec.h"
@@ -22,7 +23,7 @@ int run_gen(const input::OptionValues& v) {
   v.check_required();
   const platform::ClusterSpec cluster = run::generated_cluster(v);
   for (const std::string& note : platform::no_effect_options(run::cluster_options(v), cluster))
-    std::cerr << "pipegrid: warning: " << note << '\n';
+    log::platform().warn(note);
   platform::write_platform_xml(std::cout, cluster);
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/cli/subcommand.h"
 #include "sim/report/report.h"
 
@@ -34,7 +35,7 @@ void report_after_run(const input::OptionValues& values, int code) {
     const std::string path = report::write_report(values.text("out"));
     std::cerr << "wrote " << path << '\n';
   } catch (const InputError& e) {
-    std::cerr << "pipegrid: warning: --report: " << e.what() << '\n';
+    log::cli().warn("--report: {}", e.what());
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "schedules/schedule_csv.h"
 #include "sim/cli/gantt_plot.h"
 #include "sim/cli/schedule_output.h"
@@ -96,7 +97,7 @@ int run_schedule_command(const input::OptionValues& values, input::Command comma
   const int code = print_schedule_outcome(run_command(values, command, out_dir), format, width);
   const std::string dir = out_dir ? *out_dir : values.text("out");
   if (const std::string why = draw_gantt_chart(dir + "/trace.csv", png); !why.empty())
-    std::cerr << "pipegrid: warning: --plot " << png << ": the Gantt chart could not be drawn: " << why << '\n';
+    log::cli().warn("--plot {}: the Gantt chart could not be drawn: {}", png, why);
   return code;
 }
 

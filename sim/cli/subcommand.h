@@ -27,7 +27,8 @@ Subcommand add_subcommand(CLI::App& parent, input::Command command, const std::s
 /// (exit_codes.h) and may throw InputError.
 void run_when_chosen(CLI::App& sub, std::function<int()>& run, std::function<int()> action);
 
-/// Both, as most commands are wired: `action` is given the options' values, read when run() is called.
+/// Both, as most commands are wired: `action` is given the options' values, read when run() is called,
+/// once the loggers are at their --log-level (log_level.h).
 CLI::App* add_subcommand(CLI::App& parent, std::function<int()>& run, input::Command command, const std::string& name,
                          const std::string& help, std::function<int(const input::OptionValues&)> action);
 

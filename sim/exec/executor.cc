@@ -1,20 +1,23 @@
 #include "sim/exec/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/exec/link_report.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
+#include "sim/exec/progress_line.h"
 #include "sim/exec/runtime_deadlock.h"
 #include "sim/exec/rail_fold.h"
 #include "sim/exec/tp_lockstep.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_errors.h"
+#include "sim/simgrid/simgrid_logs.h"
 
 namespace pipegrid::sim {
 
@@ -22,10 +25,29 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// SimGrid's own chatter (configuration changes, its deadlock dump) would bury pipegrid's one report.
-void quiet_simgrid_logs() {
-  xbt_log_control_set("root.thresh:error");
-  xbt_log_control_set("ker_engine.app:file:/dev/null");
+// The ranks' ops done and in all, over every GPU and step: the progress line's share of the work.
+void count_ops(const JobPlan& plan, const JobRecord& record, ProgressSample& sample) {
+  const auto steps = static_cast<std::uint64_t>(plan.options.steps);
+  sample.ops_done = sample.ops_total = 0;
+  for (int g = 0; g < plan.placement.num_gpus(); ++g) {
+    const std::uint64_t ops = steps * plan.schedule.programs[plan.placement.coordinates(g).pp].size();
+    const GpuAccount& account = record.accounts[g];
+    sample.ops_total += ops;
+    sample.ops_done += std::min<std::uint64_t>(ops, account.step_ends.size() * (ops / steps) + account.position);
+  }
+}
+
+void log_actors(const std::vector<std::vector<int>>& actors, const Placement& placement,
+                const std::optional<RailFold>& fold, bool exec_flows) {
+  if (!log::exec().should_log(spdlog::level::debug)) return;
+  std::size_t groups = 0, in_groups = 0;
+  for (const std::vector<int>& members : actors)
+    if (members.size() > 1) ++groups, in_groups += members.size();
+  log::exec().debug("actors: {} started for {} GPUs ({} lockstep TP groups holding {} GPUs, {} one per GPU); rails "
+                    "{}; flows as SimGrid {}",
+                    actors.size(), placement.num_gpus(), groups, in_groups, actors.size() - groups,
+                    fold ? fmt::format("folded ({} rails)", fold->rails) : std::string("not folded"),
+                    exec_flows ? "execs" : "comms");
 }
 
 // A run with no trace hands its events to no one.
@@ -42,7 +64,9 @@ SimulationResult simulate(const SimulationInput& input) {
   int argc = 1;
   char name[] = "pipegrid";
   char* argv[] = {name, nullptr};
-  quiet_simgrid_logs();
+  // SimGrid's own chatter (configuration changes, its deadlock dump) at --log-level's, so that by
+  // default it does not bury pipegrid's one report.
+  route_simgrid_logs();
   use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
@@ -119,6 +143,7 @@ SimulationResult simulate(const SimulationInput& input) {
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
   std::vector<std::vector<int>> actors = rank_actors(plan, gpus);
+  log_actors(actors, placement, fold, input.options.exec_flows);  // before the actors take their members
   for (std::vector<int>& members : actors) {
     const int g = members.front();
     const GpuCoordinates& c = placement.coordinates(g);
@@ -126,7 +151,15 @@ SimulationResult simulate(const SimulationInput& input) {
                                                  : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
     sg4::Actor::create(actor_name, hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
   }
+  ClockProgress progress(input.progress, [&](ProgressSample& sample) {
+    count_ops(plan, record, sample);
+    sample.expected = input.contention_free_makespan;
+  });
+  const auto wall_start = std::chrono::steady_clock::now();
   engine.run();
+  progress.end();
+  log::exec().debug("simulated end: t = {:.9g} s; SimGrid ran for {:.3f} s of wall time", sg4::Engine::get_clock(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
 
   SimulationResult result;
   result.actors = static_cast<int>(actors.size());

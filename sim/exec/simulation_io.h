@@ -16,6 +16,7 @@
 #include "sim/exec/exec_options.h"
 #include "sim/exec/job_costs.h"
 #include "sim/exec/placement.h"
+#include "sim/exec/progress_line.h"
 #include "sim/exec/trace_sink.h"
 #include "sim/platform/dijkstra_routes.h"
 
@@ -53,6 +54,10 @@ struct SimulationInput {
   bool time_varying_platform = false;
   /// The platform's one Dijkstra zone as a graph (platform/dijkstra_routes.h), or nullptr.
   std::shared_ptr<const platform::DijkstraRoutes> route_graph = nullptr;
+  /// --progress: whether and when the run's progress line is shown on stderr (progress_line.h), and
+  /// the contention-free makespan its ETA runs to (0: unknown).
+  ProgressShow progress = ProgressShow::Never;
+  double contention_free_makespan = 0;
 };
 
 /// Where a GPU's time went. Exposed communication is waiting while a transfer or collective it needs

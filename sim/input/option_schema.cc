@@ -40,6 +40,8 @@ constexpr double kMaxBytes = 1e15;
 const Commands kSim{Simulate};
 const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
 const Commands kGen{PlatformGen, Simulate};         // platform gen's options: simulate generates with them too
+const Commands kEvery{Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls,
+                      Report};
 
 std::vector<std::string> schedule_names(bool with_all) {
   std::vector<std::string> names;
@@ -401,6 +403,19 @@ std::vector<OptionSpec> build_schema() {
        .help = "output directory of a run (summary.json, trace.csv, deadlock.json, links.csv, experiment.toml, "
                "lesson.json) or of a pitfall (broken/ and fixed/)",
        .required = {Report}, .positional = true},
+
+      // --- what a command says on stderr while it works -----------------------------------------------
+      {.flag = "progress", .section = "output", .commands = {Simulate, Run}, .type = Choice,
+       .choices = {"auto", "on", "off"}, .default_text = "auto",
+       .help = "one self-updating line on stderr while the simulation runs (simulated time, ops done, wall time, "
+               "ETA): on, off, or auto (on a terminal, once the run has taken 2 s)",
+       .identity = false},
+      {.flag = "log-level", .section = "output", .commands = kEvery, .type = Choice,
+       .choices = {"off", "error", "warn", "info", "debug", "trace"}, .default_text = "warn",
+       .help = "what pipegrid logs on stderr: warn its warnings; debug each layer's events (the layout, the "
+               "platform, the schedule and its check, the actors, the simulated end, a sweep's runs); trace "
+               "also every flow, host, link and rank's program; SimGrid's own log at the matching level",
+       .identity = false},
   };
   // clang-format on
 }

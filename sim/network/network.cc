@@ -82,6 +82,7 @@ Network::Network(std::vector<sg4::Host*> gpu_hosts, double load_window, bool loa
   }();
   (void)connected;
   current_network = this;
+  log_each_flow_ = logs_each_flow();
   double latency_factor = 1;
   scales_latency_ = install_latency_scaling(latency_factor);
   routes_.set_latency_factor(latency_factor);
@@ -225,6 +226,8 @@ std::pair<std::uint64_t, bool> Network::start_in_maestro(const FlowInfo& flow, d
                                              flow_kind_name(flow.kind), fold_.rail_of(flow.src_gpu), now));
       account_start(rider, now);
       carrier.riders.push_back(rider);
+      ++counts_.started;
+      if (log_each_flow_) log_flow_started(carrier.id, flow, now, true);
       return {carrier.id, true};
     }
   }
@@ -245,6 +248,8 @@ std::pair<std::uint64_t, bool> Network::start_in_maestro(const FlowInfo& flow, d
                                   folds ? &routes_.entry(src, dst) : rider.route, latency_fraction,
                                   owners_ && payload > 0});
   if (folds) forming_.emplace(key, id);
+  ++counts_.started;
+  if (log_each_flow_) log_flow_started(id, flow, now, false);
   return {id, false};
 }
 
@@ -341,6 +346,9 @@ void Network::end_flow(std::uint64_t id, bool finished) {
     id_of_activity_.erase(flow.activity->get_impl());  // a failure at its start, heard from the actor
     released_.push_back(std::move(flow.activity));
   }
+  (finished ? counts_.finished : counts_.cut) += flow.riders.size();
+  if (log_each_flow_)
+    for (const Rider& rider : flow.riders) log_flow_ended(id, rider.info, flow.start, end, finished);
   if (!finished) {
     for (const Rider& rider : flow.riders)
       for (const FlowFailed& listener : failed_listeners_) listener(rider.info, rider.route->links);
@@ -370,6 +378,10 @@ void Network::account_analytic(int src_gpu, int dst_gpu, double bytes, double st
   ledger_.account_analytic(route.analytic_accounted, bytes, start, end);
 }
 
-void Network::close_load() { ledger_.close(sg4::Engine::get_clock(), fold_.mirrors()); }
+void Network::close_load() {
+  counts_.simgrid_comms = simgrid_comms_;
+  log_flow_counts(counts_, sg4::Engine::get_clock());
+  ledger_.close(sg4::Engine::get_clock(), fold_.mirrors());
+}
 
 }  // namespace pipegrid::sim

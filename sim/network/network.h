@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/network/flow.h"
+#include "sim/network/flow_log.h"
 #include "sim/network/flow_owners.h"
 #include "sim/network/fold_map.h"
 #include "sim/network/link_ledger.h"
@@ -164,6 +165,8 @@ class Network {
   std::unordered_map<FoldKey, std::uint64_t, FoldKeyHash> forming_;  // the comms folded now: each carrier's id
   double forming_at_ = -1;
   std::uint64_t simgrid_comms_ = 0;
+  bool log_each_flow_ = false;  // the `network` logger at trace (flow_log.h), asked once
+  FlowCounts counts_;
 };
 
 }  // namespace pipegrid::sim

@@ -13,6 +13,7 @@
 #include "common/input_error.h"
 #include "sim/platform/cluster_reader.h"
 #include "sim/platform/gpu_inference.h"
+#include "sim/platform/platform_log.h"
 #include "sim/platform/profile_check.h"
 #include "sim/platform/source_text.h"
 #include "sim/platform/simgrid_config.h"
@@ -533,6 +534,7 @@ PlatformFacts read_platform_text(const std::string& path, std::string text) {
   facts.network_model_defaulted = true;
   for (const auto& [id, value] : facts.config)
     if (id == "network/model") facts.network_model = value, facts.network_model_defaulted = false;
+  log_platform(facts);
   return facts;
 }
 

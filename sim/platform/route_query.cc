@@ -8,17 +8,18 @@
 #include "common/input_error.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/simgrid/simgrid_engine.h"
+#include "sim/simgrid/simgrid_logs.h"
 
 namespace pipegrid::platform {
 
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
                                      const std::vector<std::pair<std::string, std::string>>& pairs) {
   const bool default_network_model = read_platform(platform_path).network_model_defaulted;
-  // "Configuration change" lines for each <config> prop are noise to a user; warnings stay.
+  // SimGrid's log at --log-level's: no "Configuration change" line for each <config> prop by default.
   std::string program = "pipegrid";
-  std::string quiet = "--log=xbt_cfg.thres:warning";
-  char* argv[] = {program.data(), quiet.data(), nullptr};
-  int argc = 2;
+  char* argv[] = {program.data(), nullptr};
+  int argc = 1;
+  sim::route_simgrid_logs();
   sim::use_sanitizable_contexts();
   simgrid::s4u::Engine engine(&argc, argv);
   sim::SimGridErrors errors;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "schedules/timing.h"
 #include "sim/exec/needed_routes.h"
 #include "sim/platform/profile_check.h"
 #include "sim/platform/route_reach.h"
@@ -107,6 +108,21 @@ void apply_profiles(const platform::PlatformFacts& facts, sim::SimulationInput& 
         break;
     }
   }
+}
+
+double contention_free_makespan(const sim::SimulationInput& in, double peak_flops) {
+  const int stages = in.costs.num_stages();
+  if (stages == 0 || !(peak_flops > 0)) return 0;
+  double f = 0, i = 0, w = 0;
+  for (int s = 0; s < stages; ++s) {
+    f += in.costs.stage(s).f_flops;
+    i += in.costs.stage(s).i_flops;
+    w += in.costs.stage(s).w_flops;
+  }
+  const double per_stage = peak_flops * stages;
+  const ActionTimes times{f / per_stage, (i + w) / per_stage, w / per_stage, std::nullopt};
+  if (!(times.f > 0) || !(times.b > 0)) return 0;
+  return time_schedule(in.schedule, times).makespan * in.options.steps;
 }
 
 void check_optimizer_seconds(const std::vector<double>& seconds, double optimizer_bytes) {

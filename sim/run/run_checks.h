@@ -28,6 +28,11 @@ void check_optimizer_seconds(const std::vector<double>& seconds, double optimize
 /// (in.routes_checked false).
 void check_routes(const platform::PlatformFacts& facts, sim::SimulationInput& in);
 
+/// The contention-free engine's makespan of the run (schedules/timing.h): each op at its stages'
+/// mean time at the job's median speed, every step the same, no communication — what the progress
+/// line's ETA runs to. 0 when the costs give no time to an op.
+double contention_free_makespan(const sim::SimulationInput& in, double peak_flops);
+
 /// The platform's host and link profiles as the executor uses them (speed-profiled hosts, the dates a
 /// link comes back); what --on-failure wait cannot wait for is refused.
 void apply_profiles(const platform::PlatformFacts& facts, sim::SimulationInput& in);

@@ -166,6 +166,7 @@ OutputSpec output_spec_of(const OptionValues& v) {
   spec.trace_json = named<output::TraceJson>(v, "trace-json", output::kTraceJsons);
   spec.link_window = v.number("link-window");
   spec.link_timeline = v.flag("link-timeline");
+  spec.progress = sim::progress_show(v.text("progress"));
   return spec;
 }
 

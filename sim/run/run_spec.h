@@ -15,6 +15,7 @@
 #include "schedules/generators.h"
 #include "schedules/schedule_csv.h"
 #include "sim/exec/exec_options.h"
+#include "sim/exec/progress_line.h"
 #include "sim/input/option_values.h"
 #include "sim/model/kernels.h"
 #include "sim/model/parallelism.h"
@@ -93,6 +94,7 @@ struct OutputSpec {
   output::TraceJson trace_json = output::TraceJson::Auto;
   double link_window = 1e-3;
   bool link_timeline = false;
+  sim::ProgressShow progress = sim::ProgressShow::Never;  // --progress, decided for this process's stderr
 };
 
 struct RunSpec {

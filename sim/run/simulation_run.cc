@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <iostream>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/model/stage_cost.h"
 #include "sim/output/run_folder.h"
 #include "sim/platform/platform_reader.h"
@@ -13,6 +13,7 @@
 #include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
 #include "sim/run/run_checks.h"
+#include "sim/run/run_log.h"
 #include "sim/run/simulation_echo.h"
 #include "sim/run/simulation_schedule.h"
 
@@ -31,7 +32,7 @@ double median_speed(const std::vector<platform::GpuHost>& gpus, int count) {
 // with --out and to a temporary file without.
 std::string platform_file(const RunSpec& spec, ResolvedRun& run) {
   if (!spec.platform.generated) return spec.platform.file;
-  for (const std::string& note : spec.platform.generator_notes) std::cerr << "pipegrid: warning: " << note << '\n';
+  for (const std::string& note : spec.platform.generator_notes) log::platform().warn(note);
   const std::string xml = platform::platform_xml(*spec.platform.generated);
   run.platform_generated = true;
   if (!spec.outputs.dir.empty()) return write_generated_platform(spec.outputs.dir, xml);
@@ -116,7 +117,7 @@ ResolvedRun resolve_simulation(const RunSpec& spec) {
   in.options = spec.comm.exec;
   in.link_window = spec.outputs.link_window;
   in.link_timeline = spec.outputs.link_timeline;
-  in.schedule = simulation_schedule(spec.schedule, run.compute_deadlock);
+  in.schedule = simulation_schedule(spec.schedule, run.compute_deadlock, run.own_comms);
   const sim::ParallelSizes sizes{spec.parallel.tp, in.schedule.ranks, spec.parallel.dp};
   // Megatron's DistributedDataParallelConfig: bucket_size = max(40M, 1M × dp) parameters when unset
   // (distributed_data_parallel.py).
@@ -148,6 +149,9 @@ ResolvedRun resolve_simulation(const RunSpec& spec) {
   if (!spec.outputs.dir.empty()) output::make_output_dir(spec.outputs.dir);
   // Only links.csv reads the links' loads over time: a run with no --out does not follow them.
   in.link_load = !spec.outputs.dir.empty();
+  in.progress = spec.outputs.progress;
+  if (in.progress != sim::ProgressShow::Never) in.contention_free_makespan = contention_free_makespan(in, run.peak_flops);
+  log_resolved_run(spec, run);
   return run;
 }
 

@@ -13,7 +13,7 @@
 
 namespace pipegrid::run {
 
-Schedule simulation_schedule(const ScheduleSpec& spec, std::optional<std::string>& compute_deadlock) {
+Schedule simulation_schedule(const ScheduleSpec& spec, std::optional<std::string>& compute_deadlock, bool& own_comms) {
   Schedule schedule;
   std::optional<CsvSchedule> csv;
   if (!spec.name.empty()) {
@@ -36,9 +36,9 @@ Schedule simulation_schedule(const ScheduleSpec& spec, std::optional<std::string
     compute_deadlock = csv ? deadlock->report(schedule, csv->locator()) : deadlock->report(schedule);
     return schedule;
   }
-  const bool written = schedule.has_comms();
+  own_comms = schedule.has_comms();
   schedule = lower(schedule, spec.comm_plan);
-  if (written)
+  if (own_comms)
     validate_comms(schedule, csv->locator(), csv->comm_locator());
   else
     validate_plan(schedule, std::string(comm_plan_name(spec.comm_plan)));

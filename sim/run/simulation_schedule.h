@@ -11,7 +11,8 @@
 namespace pipegrid::run {
 
 /// The lowered schedule; when the compute order itself deadlocks, the schedule as it is and the
-/// report in `compute_deadlock`. InputError for a schedule that cannot run.
-Schedule simulation_schedule(const ScheduleSpec& spec, std::optional<std::string>& compute_deadlock);
+/// report in `compute_deadlock`. `own_comms`: a file wrote its comm actions itself (no plan lowered
+/// it). InputError for a schedule that cannot run.
+Schedule simulation_schedule(const ScheduleSpec& spec, std::optional<std::string>& compute_deadlock, bool& own_comms);
 
 }  // namespace pipegrid::run

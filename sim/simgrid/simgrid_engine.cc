@@ -6,6 +6,7 @@
 #include <xbt/log.h>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "common/sanitizers.h"
 
 namespace pipegrid::sim {
@@ -45,10 +46,12 @@ void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const st
     // --cfg would be; a <config> prop of the file (network/crosstraffic) comes later and wins.
     engine.set_config(std::string("network/model:") + kDefaultNetworkModel);
     engine.set_config("network/crosstraffic:0");
-    std::cerr << fmt::format("pipegrid: notice: {} sets no network/model in <config>: running pipegrid's default {} "
-                             "(bandwidth and latency factors 1.0, no cross-traffic); choose another with <prop "
-                             "id=\"network/model\" value=\"LV08\"/> in <config> (platforms/README.md)\n",
-                             platform_file, kDefaultNetworkModel);
+    // A notice, in the words it has always had, shown wherever warnings are (--log-level warn and above).
+    if (log::platform().should_log(spdlog::level::warn))
+      std::cerr << fmt::format("pipegrid: notice: {} sets no network/model in <config>: running pipegrid's default {} "
+                               "(bandwidth and latency factors 1.0, no cross-traffic); choose another with <prop "
+                               "id=\"network/model\" value=\"LV08\"/> in <config> (platforms/README.md)\n",
+                               platform_file, kDefaultNetworkModel);
   }
   try {
     engine.load_platform(platform_file);

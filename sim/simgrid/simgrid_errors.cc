@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <xbt/asserts.h>
 #include <xbt/log.h>
 
 #include "common/exit_codes.h"
+#include "sim/simgrid/simgrid_logs.h"
 
 namespace pipegrid::sim {
 
@@ -37,42 +39,27 @@ void on_abort(int) {
   _exit(g_exit_code);
 }
 
-// SimGrid's log lines, as its root appender writes them: errors are kept, the rest goes to stderr.
-// The first error is the cause; what follows it (SimGrid's "Current backtrace", "Exiting now") is not.
-ssize_t on_log(void*, const char* text, std::size_t size) {
-  static std::string pending;
-  static bool continuing = false;  // the lines after the first error's, until the next tagged line
-  pending.append(text, size);
-  for (std::size_t end; (end = pending.find('\n')) != std::string::npos; pending.erase(0, end + 1)) {
-    const std::string line = pending.substr(0, end);
-    std::size_t tag = std::string::npos, tag_size = 0;
-    for (const char* level : {"/CRITICAL] ", "/ERROR] "})
-      if (const std::size_t at = line.find(level); at != std::string::npos) tag = at, tag_size = std::strlen(level);
-    if (tag != std::string::npos) {
-      continuing = g_message.empty();
-      if (continuing) g_message = line.substr(tag + tag_size);
-    } else if (!line.starts_with("[")) {
-      // A message of several lines (an unsorted profile's dump): a few of them, joined.
-      if (continuing && g_message.size() < 400) g_message += " | " + line;
-    } else {
-      continuing = false;
-      (void)!write(STDERR_FILENO, (line + "\n").data(), line.size() + 1);
-      continue;
-    }
-    prepare_final_line();
+// SimGrid's log lines, as its root appender writes them (simgrid_logs.h): the first error is the cause;
+// what follows it (SimGrid's "Current backtrace", "Exiting now") is not.
+void take_line(int priority, std::string_view line, bool continuation) {
+  static bool continuing = false;  // the lines after the first error's, until the next message
+  if (!continuation) {
+    continuing = priority >= xbt_log_priority_error && g_message.empty();
+    if (!continuing) return;
+    g_message = line;
+  } else {
+    // A message of several lines (an unsorted profile's dump): a few of them, joined.
+    if (!continuing || g_message.size() >= 400) return;
+    g_message += " | " + std::string(line);
   }
-  return static_cast<ssize_t>(size);
+  prepare_final_line();
 }
 
 }  // namespace
 
 SimGridErrors::SimGridErrors() {
-  cookie_io_functions_t io{};
-  io.write = on_log;
-  if (std::FILE* stream = fopencookie(nullptr, "w", io)) {
-    std::setvbuf(stream, nullptr, _IONBF, 0);
-    xbt_log_appender_set(&_XBT_LOGV(XBT_LOG_ROOT_CAT), xbt_log_appender_stream(stream));
-  }
+  capture_simgrid_logs();
+  listen_to_simgrid_lines(take_line);
   xbt_log_no_loc = 1;  // no backtraces of failed assertions on stderr, no file:line prefixes
   g_message.clear();
   g_loading.clear();
@@ -80,7 +67,10 @@ SimGridErrors::SimGridErrors() {
   std::signal(SIGABRT, on_abort);
 }
 
-SimGridErrors::~SimGridErrors() { std::signal(SIGABRT, SIG_DFL); }
+SimGridErrors::~SimGridErrors() {
+  listen_to_simgrid_lines(nullptr);
+  std::signal(SIGABRT, SIG_DFL);
+}
 
 void SimGridErrors::loading(const std::string& platform_file) {
   g_loading = platform_file;

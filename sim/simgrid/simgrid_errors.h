@@ -8,8 +8,8 @@
 
 namespace pipegrid::sim {
 
-/// While it lives (one per engine, made right after the engine): SimGrid's ERROR and CRITICAL lines are
-/// kept instead of printed (its warnings still reach stderr), and an abort ends the process with one
+/// While it lives (one per engine, made right after the engine): SimGrid's first ERROR or CRITICAL line is
+/// kept (its log reaches stderr through pipegrid's, simgrid_logs.h), and an abort ends the process with one
 /// line built from the first of them: "pipegrid: error: FILE: SimGrid cannot load it: …" (exit code 2)
 /// while a platform file is loading, "pipegrid: internal error: SimGrid: …" (exit code 70) otherwise.
 class SimGridErrors {

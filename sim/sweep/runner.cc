@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <sys/wait.h>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/relative_paths.h"
 #include "sim/run/input_files.h"
@@ -36,6 +38,21 @@ std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// "parallel.microbatches=4 sim.schedule=1f1b": the configuration's axis values.
+std::string configuration_text(const Configuration& c, const std::vector<std::string>& axes) {
+  std::string text;
+  for (std::size_t i = 0; i < axes.size(); ++i) text += fmt::format("{}{}={}", i ? " " : "", axes[i], c.values[i]);
+  return text.empty() ? "the base experiment" : text;
+}
+
+// The first line of a run's stderr that is not a log line: its error, when it failed.
+std::string first_result_line(const std::string& stderr_text) {
+  std::istringstream lines(stderr_text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.starts_with("[pipegrid:")) return line;
+  return "";
+}
+
 // The row of a run that has ended.
 ResultRow outcome(const Running& run, int status, const fs::path& dir, double seconds, double timeout) {
   ResultRow row;
@@ -43,8 +60,7 @@ ResultRow outcome(const Running& run, int status, const fs::path& dir, double se
   row.values = run.configuration->values;
   // A run the sweep killed has run past the timeout by the time it is reaped.
   row.status = run_status(status, run.timed_out ? std::max(seconds, timeout + 1) : seconds, timeout);
-  std::string first_line = read_text(dir / "stderr.txt");
-  first_line = first_line.substr(0, first_line.find('\n'));
+  std::string first_line = first_result_line(read_text(dir / "stderr.txt"));
   if (first_line.starts_with("pipegrid: error: ")) first_line = first_line.substr(17);
   if (row.status == "timeout") {
     row.message = fmt::format("exceeded the per-run timeout of {} s", timeout);
@@ -97,12 +113,16 @@ std::string stale_reason(const fs::path& recorded_file, const nlohmann::json& no
   return fmt::format("{}", fmt::join(changes, ", "));
 }
 
-// The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON.
-input::Experiment for_run(const Configuration& c, const fs::path& dir) {
+// The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON,
+// logs at the sweep's level and no progress line (its stderr is a file).
+input::Experiment for_run(const Configuration& c, const fs::path& dir, const std::string& log_level) {
   input::Experiment experiment = c.experiment;
   const input::Command command = experiment.command();
   experiment.values.set_text(*input::find_option(command, "out"), dir.string());
   experiment.values.set_text(*input::find_option(command, "format"), "json");
+  experiment.values.set_text(*input::find_option(command, "log-level"), log_level);
+  if (const input::OptionSpec* progress = input::find_option(command, "progress"))
+    experiment.values.set_text(*progress, "off");
   return experiment;
 }
 
@@ -185,8 +205,12 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       std::ofstream(output::output_path(dir.string(), output::OutputFile::Experiment)) << input::experiment_text(seen_from_dir) << '\n';
       output::write_json(dir.string(), output::OutputFile::RunInputs, inputs_now[c->id]);
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
-      running.push_back(
-          {c, start_run(options.run_configuration, for_run(*c, dir), dir, child_exits.original_mask()), Clock::now()});
+      running.push_back({c,
+                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir,
+                                   child_exits.original_mask()),
+                         Clock::now()});
+      log::sweep().debug("run {} started: {} (configuration {} of {}, pid {})", c->id, configuration_text(*c, spec.axes),
+                         c->index + 1, spec.configurations.size(), running.back().pid);
     }
     progress.bar(running.size());
     int status = 0;
@@ -196,6 +220,8 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       if (it == running.end()) continue;
       const double seconds = std::chrono::duration<double>(Clock::now() - it->started).count();
       const ResultRow row = outcome(*it, status, runs / it->configuration->id, seconds, options.timeout_seconds);
+      log::sweep().debug("run {} finished: {}{} after {:.3f} s", row.id, row.status,
+                         row.message.empty() ? "" : " (" + row.message + ")", seconds);
       results << results_line(row) << std::endl;  // flushed: a killed sweep keeps every finished row
       ++tally.ran;
       tally.ok += row.status == "ok";

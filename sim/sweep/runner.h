@@ -27,6 +27,7 @@ struct SweepOptions {
   bool force = false;          // run every configuration again
   std::optional<Shard> shard;
   std::string pipegrid;  // this binary: what a Slurm task runs
+  std::string log_level = "warn";  // --log-level: the sweep's, and each run's in its own stderr.txt
   RunConfiguration run_configuration;
 };
 

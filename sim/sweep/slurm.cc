@@ -60,6 +60,7 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
                      slurm.array_size);
     if (options.timeout_seconds > 0) s << fmt::format(" --timeout {}", options.timeout_seconds);
     if (options.force) s << " --force";
+    if (options.log_level != "warn") s << " --log-level " << options.log_level;
     s << '\n';
   }
   const std::string command = "sbatch --parsable " + shell_quote(script.string()) + " 2>&1";

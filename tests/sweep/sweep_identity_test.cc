@@ -181,6 +181,36 @@ TEST(SweepIdentity, ForceRerunsEverything) {
   EXPECT_NE(again.err.find("4 configurations, 0 already done, 4 ran (4 ok)"), std::string::npos) << again.err;
 }
 
+TEST(SweepIdentity, TheLogLevelAndTheProgressLineRerunNothing) {
+  // How a run talks on stderr is not what it computes: setting either in the base experiment, or the
+  // sweep's own --log-level, keeps every result and every configuration's id.
+  const std::string dir = two_platform_sweep("talk");
+  ASSERT_EQ(sweep_in(dir).exit_code, 0);
+  const auto before = rows(dir, 2);
+  ASSERT_EQ(before.size(), 4u);
+  std::string sweep = read_file(dir + "/sweep.toml");
+  const std::string output = "[base.output]\n";
+  ASSERT_NE(sweep.find(output), std::string::npos);
+  sweep.insert(sweep.find(output) + output.size(), "log_level = \"debug\"\nprogress = \"on\"\n");
+  std::ofstream(dir + "/sweep.toml") << sweep;
+  for (const std::string flags : {"", " --log-level info", " --log-level off"}) {
+    const auto again = sweep_in(dir, flags);
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.err.find("4 configurations, 4 already done, 0 ran"), std::string::npos) << flags << again.err;
+    EXPECT_EQ(again.err.find("reran"), std::string::npos) << again.err;
+  }
+  const auto after = rows(dir, 2);
+  for (const auto& [values, row] : before) {
+    EXPECT_EQ(after.at(values).id, row.id) << values;
+    EXPECT_EQ(attempts(dir, row.id), 1u) << values;
+  }
+  // And a run the sweep does start takes the sweep's level, not the file's, and draws no progress
+  // line into its stderr.txt.
+  ASSERT_EQ(sweep_in(dir, " --force --log-level warn").exit_code, 0);
+  for (const auto& [values, row] : after)
+    EXPECT_EQ(read_file(dir + "/out/runs/" + row.id + "/stderr.txt"), "") << values;
+}
+
 TEST(SweepIdentity, TwoConfigurationsThatAreOneExperimentAreRefused) {
   const std::string dir = fresh_dir("duplicates");
   fs::copy_file(PIPEGRID_TEST_DATA "/platforms/star-4gpu.xml", dir + "/a.xml");
