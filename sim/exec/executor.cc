@@ -56,113 +56,84 @@ class NoTrace final : public TraceSink {
   void write(const TraceEvent&) override {}
 };
 
-}  // namespace
-
-SimulationResult simulate(const SimulationInput& input) {
-  const Placement& placement = input.placement;
-
-  int argc = 1;
-  char name[] = "pipegrid";
-  char* argv[] = {name, nullptr};
-  // SimGrid's own chatter (configuration changes, its deadlock dump) at --log-level's, so that by
-  // default it does not bury pipegrid's one report.
-  route_simgrid_logs();
-  use_sanitizable_contexts();
-  sg4::Engine engine(&argc, argv);
-  SimGridErrors errors;
-  // Both for speed at thousands of actors (docs/performance.md): the CPU model's trace integration is
-  // faster there than the default, and so is dropping each actor's stack guard page. TI asserts that a
-  // speed profile repeats and ends as it starts (cpu_ti.cpp): with one, SimGrid's default (Lazy) model
-  // runs the execs.
+// The engine's settings, chosen for speed at thousands of actors (docs/performance.md): the CPU
+// model's trace integration, and no stack guard page per actor. TI asserts that a speed profile
+// repeats and ends as it starts (cpu_ti.cpp): with one, SimGrid's default (Lazy) model runs the execs.
+void configure_engine(const SimulationInput& input) {
   if (input.speed_profiled_hosts.empty()) sg4::Engine::set_config("cpu/optim:TI");
   sg4::Engine::set_config("contexts/guard-size:0");
-  load_platform(engine, errors, input.platform_file, input.default_network_model);
-  bool rails = input.rails;
-  if (!input.routes_checked) {
-    engine.seal_platform();  // routes exist once the zones are sealed
-    rails = check_routes_in_simgrid(engine, input);
-  }
+}
 
-  std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
-
-  NoTrace no_trace;
-  TraceSink& trace = input.trace ? *input.trace : no_trace;
-  const JobPlan plan(input.schedule, placement, input.costs, input.options);
-  Network network(hosts, input.link_window, input.link_timeline, input.link_load);
+// The network over the job's hosts: its flows as execs or comms, the platform's rails when their
+// routes exist, NCCL's NVLink efficiency inside a node.
+void connect_network(Network& network, const sg4::Engine& engine, const SimulationInput& input,
+                     const std::vector<sg4::Host*>& hosts, bool rails) {
   network.use_exec_flows(input.options.exec_flows);
+  std::vector<int> node_of_gpu;
+  for (const PlatformGpu& gpu : input.platform_gpus) node_of_gpu.push_back(gpu.node);
   if (rails) {
     std::vector<sg4::Host*> platform_hosts = hosts;
-    std::vector<int> node_of_gpu;
-    for (std::size_t g = 0; g < input.platform_gpus.size(); ++g) {
-      if (g >= hosts.size()) platform_hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
-      node_of_gpu.push_back(input.platform_gpus[g].node);
-    }
-    network.routes().use_rails(std::move(platform_hosts), std::move(node_of_gpu));
+    for (std::size_t g = hosts.size(); g < input.platform_gpus.size(); ++g)
+      platform_hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+    network.routes().use_rails(std::move(platform_hosts), node_of_gpu);
   }
-  {
-    std::vector<int> node_of_job_gpu;
-    for (int g = 0; g < placement.num_gpus(); ++g) node_of_job_gpu.push_back(input.platform_gpus[g].node);
-    network.routes().set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_job_gpu));
-  }
-  Transfers transfers(network, placement.num_gpus());
-  network.on_flow_end([&](const FlowInfo& flow, double start, double end) {
-    if (flow.kind != FlowKind::PipelineP2p) return;
-    const Action producer =
-        plan.producer(Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward});
-    trace.write({flow.src_gpu, Track::Comm, "p2p", flow.stage, flow.microbatch, kind_letter(producer.kind),
-                 flow.dst_gpu, flow.bytes, start, end});
-  });
-  JobRecord record(placement.num_gpus(), network);
-  GpuHosts gpus{hosts, {}, std::vector<bool>(placement.num_gpus(), false)};
-  for (int g = 0; g < placement.num_gpus(); ++g) {
+  node_of_gpu.resize(hosts.size());
+  network.routes().set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_gpu));
+}
+
+GpuHosts gpu_hosts(const SimulationInput& input, std::vector<sg4::Host*> hosts) {
+  GpuHosts gpus{std::move(hosts), {}, {}};
+  const auto& varying = input.speed_profiled_hosts;
+  for (std::size_t g = 0; g < gpus.hosts.size(); ++g) {
     gpus.node_of_gpu.push_back(input.platform_gpus[g].node);
-    const auto& varying = input.speed_profiled_hosts;
-    gpus.varying_speed[g] = std::find(varying.begin(), varying.end(), input.platform_gpus[g].host) != varying.end();
+    gpus.varying_speed.push_back(std::find(varying.begin(), varying.end(), input.platform_gpus[g].host) !=
+                                 varying.end());
   }
-  Job job{plan, gpus, network, transfers, trace, record};
-  FailureWatch failures(plan, gpus, record, network, transfers, input.link_up_dates);
-  // The fold reads the job's routes, which exist once the platform is sealed.
-  engine.seal_platform();
-  std::string no_fold;
-  std::optional<RailFold> fold = rail_fold_layout(input, plan, gpus, no_fold);
-  // Folded, SimGrid carries rail 0's flows only: the other rails' routes can be found without its
-  // search (--route-search auto), each of rail 0's then checked against SimGrid's.
+  return gpus;
+}
+
+// The rails folded where that is exact (rail_fold.h), else nullopt and `why_not`. Folded, SimGrid
+// carries rail 0's flows only: the other rails' routes can be found without its search
+// (--route-search auto), each of rail 0's then checked against SimGrid's. Reads the job's routes,
+// which exist once the platform is sealed.
+std::optional<RailFold> fold_rails(const SimulationInput& input, const JobPlan& plan, const GpuHosts& gpus,
+                                   Network& network, std::string& why_not) {
+  std::optional<RailFold> fold = rail_fold_layout(input, plan, gpus, why_not);
   if (fold && input.route_graph && input.options.route_search) {
     std::vector<char> searched(fold->rail_of_gpu.size());
     for (std::size_t g = 0; g < searched.size(); ++g) searched[g] = fold->rail_of_gpu[g] != 0;
     network.routes().search(input.route_graph, std::move(searched));
   }
-  if (fold && !rails_are_images(input, network, *fold, no_fold)) fold.reset();
+  if (fold && !rails_are_images(input, network, *fold, why_not)) fold.reset();
   if (fold)
     network.use_rail_fold(fold->rail_of_gpu, fold->rail0_gpu, fold->rails, fold->mirror_of, fold->analytic_mirror_of,
                           fold->analytic_hops);
   else
     network.routes().stop_searching();
+  return fold;
+}
 
-  double deadlock_time = -1;
-  sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
-  std::vector<std::vector<int>> actors = rank_actors(plan, gpus);
-  log_actors(actors, placement, fold, input.options.exec_flows);  // before the actors take their members
+// One actor per GPU, or per lockstep TP group (tp_lockstep.h), named after its first GPU.
+std::size_t start_actors(Job& job, const std::optional<RailFold>& fold) {
+  const Placement& placement = job.plan.placement;
+  std::vector<std::vector<int>> actors = rank_actors(job.plan, job.gpus);
+  log_actors(actors, placement, fold, job.plan.options.exec_flows);  // before the actors take their members
   for (std::vector<int>& members : actors) {
     const int g = members.front();
     const GpuCoordinates& c = placement.coordinates(g);
     const std::string actor_name = members.size() == 1 ? fmt::format("gpu{}-tp{}-dp{}-pp{}", g, c.tp, c.dp, c.pp)
                                                  : fmt::format("gpu{}-tp-group-dp{}-pp{}", g, c.dp, c.pp);
-    sg4::Actor::create(actor_name, hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
+    sg4::Actor::create(actor_name, job.gpus.hosts[g], [&job, members = std::move(members)] { run_gpu(job, members); });
   }
-  ClockProgress progress(input.progress, [&](ProgressSample& sample) {
-    count_ops(plan, record, sample);
-    sample.expected = input.contention_free_makespan;
-  });
-  const auto wall_start = std::chrono::steady_clock::now();
-  engine.run();
-  progress.end();
-  log::exec().debug("simulated end: t = {:.9g} s; SimGrid ran for {:.3f} s of wall time", sg4::Engine::get_clock(),
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+  return actors.size();
+}
 
+// What the run did: its GPUs' accounts, step ends and bubble, its links' reports (by name), and what
+// the network and the fold counted.
+SimulationResult result_of(const SimulationInput& input, const JobRecord& record, Network& network,
+                           const std::optional<RailFold>& fold) {
+  const Placement& placement = input.placement;
   SimulationResult result;
-  result.actors = static_cast<int>(actors.size());
   result.simgrid_comms = network.simgrid_comms();
   result.searched_routes = network.routes().searched_routes();
   result.routes_checked_against_search = network.routes().checked_routes();
@@ -174,7 +145,6 @@ SimulationResult simulate(const SimulationInput& input) {
     result.rail_fold_mirror_links = mirrors(fold->mirror_of);
     result.rail_fold_analytic_mirror_links = mirrors(fold->analytic_mirror_of);
   }
-  result.rail_fold_why_not = no_fold;
   double busy_total = 0;
   for (int g = 0; g < placement.num_gpus(); ++g) {
     const GpuAccount& account = record.accounts[g];
@@ -187,10 +157,75 @@ SimulationResult simulate(const SimulationInput& input) {
   }
   if (result.makespan > 0) result.bubble_fraction = 1 - busy_total / (placement.num_gpus() * result.makespan);
   network.close_load();
-  for (const LinkUsage& usage : network.links()) result.links.push_back(link_report(usage, input.link_window, input.link_timeline));
+  for (const LinkUsage& usage : network.links())
+    result.links.push_back(link_report(usage, input.link_window, input.link_timeline));
   std::sort(result.links.begin(), result.links.end(),
             [](const LinkReport& a, const LinkReport& b) { return a.name < b.name; });
+  return result;
+}
 
+}  // namespace
+
+SimulationResult simulate(const SimulationInput& input) {
+  const Placement& placement = input.placement;
+  int argc = 1;
+  char name[] = "pipegrid";
+  char* argv[] = {name, nullptr};
+  // SimGrid's own chatter (configuration changes, its deadlock dump) at --log-level's, so that by
+  // default it does not bury pipegrid's one report.
+  route_simgrid_logs();
+  use_sanitizable_contexts();
+  sg4::Engine engine(&argc, argv);
+  SimGridErrors errors;
+  configure_engine(input);
+  load_platform(engine, errors, input.platform_file, input.default_network_model);
+  bool rails = input.rails;
+  if (!input.routes_checked) {
+    engine.seal_platform();  // routes exist once the zones are sealed
+    rails = check_routes_in_simgrid(engine, input);
+  }
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+
+  NoTrace no_trace;
+  TraceSink& trace = input.trace ? *input.trace : no_trace;
+  const JobPlan plan(input.schedule, placement, input.costs, input.options);
+  Network network(hosts, input.link_window, input.link_timeline, input.link_load);
+  connect_network(network, engine, input, hosts, rails);
+  // The listeners in this order: the messages' sides, the pipeline transfers' trace rows, the
+  // collectives' spans.
+  Transfers transfers(network, placement.num_gpus());
+  network.on_flow_end([&](const FlowInfo& flow, double start, double end) {
+    if (flow.kind != FlowKind::PipelineP2p) return;
+    const Action producer =
+        plan.producer(Result{flow.stage, flow.microbatch, flow.backward ? Flow::Backward : Flow::Forward});
+    trace.write({flow.src_gpu, Track::Comm, "p2p", flow.stage, flow.microbatch, kind_letter(producer.kind),
+                 flow.dst_gpu, flow.bytes, start, end});
+  });
+  JobRecord record(placement.num_gpus(), network);
+  const GpuHosts gpus = gpu_hosts(input, std::move(hosts));
+  Job job{plan, gpus, network, transfers, trace, record};
+  FailureWatch failures(plan, gpus, record, network, transfers, input.link_up_dates);
+  engine.seal_platform();
+  std::string no_fold;
+  const std::optional<RailFold> fold = fold_rails(input, plan, gpus, network, no_fold);
+
+  double deadlock_time = -1;
+  sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
+  const std::size_t actors = start_actors(job, fold);
+  ClockProgress progress(input.progress, [&](ProgressSample& sample) {
+    count_ops(plan, record, sample);
+    sample.expected = input.contention_free_makespan;
+  });
+  const auto wall_start = std::chrono::steady_clock::now();
+  engine.run();
+  progress.end();
+  log::exec().debug("simulated end: t = {:.9g} s; SimGrid ran for {:.3f} s of wall time", sg4::Engine::get_clock(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
+
+  SimulationResult result = result_of(input, record, network, fold);
+  result.actors = static_cast<int>(actors);
+  result.rail_fold_why_not = no_fold;
   if (const auto& failure = failures.failure()) {
     result.failure = RunEnding{failure->line(), failure->to_json()};
     return result;
