@@ -422,31 +422,18 @@ std::vector<OptionSpec> build_schema() {
 
 }  // namespace
 
-std::string_view command_name(Command command) {
-  switch (command) {
-    case Command::Simulate:
-      return "simulate";
-    case Command::Schedule:
-      return "schedule";
-    case Command::Check:
-      return "check";
-    case Command::PlatformGen:
-      return "platform gen";
-    case Command::PlatformPerturb:
-      return "platform perturb";
-    case Command::PlatformInfo:
-      return "platform info";
-    case Command::Run:
-      return "run";
-    case Command::Sweep:
-      return "sweep";
-    case Command::Pitfalls:
-      return "pitfalls";
-    case Command::Report:
-      return "report";
-  }
-  return "?";
-}
+namespace {
+
+constexpr Named<Command> kCommandNames[] = {
+    {"simulate", Command::Simulate},       {"schedule", Command::Schedule},
+    {"check", Command::Check},             {"platform gen", Command::PlatformGen},
+    {"platform info", Command::PlatformInfo}, {"platform perturb", Command::PlatformPerturb},
+    {"run", Command::Run},                 {"sweep", Command::Sweep},
+    {"pitfalls", Command::Pitfalls},       {"report", Command::Report}};
+
+}  // namespace
+
+std::string_view command_name(Command command) { return name_of<Command>(kCommandNames, command); }
 
 std::string OptionSpec::toml_key() const {
   if (!key.empty()) return std::string(key);
