@@ -63,7 +63,8 @@ calibrate: build
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against
 # the plain SimGrid 1F1B loop (bench/executor_ratio.sh), DeepSeek-V3's layout with contended
 # all-to-alls against alpha-beta (bench/deepseek_flows.sh), and a sweep of 200 small configurations
-# over every core. docs/performance.md gives the numbers and how long each takes.
+# over every core. docs/performance.md gives the numbers and how long each takes. With BASE=PATH (an
+# older build's pipegrid), both builds on the headline runs, alternating (bench/compare_builds.sh).
 bench: build
 	@cmake --build $(BUILD) -j $(JOBS) --target bench_schedule_engine bench_zone_routes platform_routes_bench
 	$(BUILD)/bench/bench_schedule_engine 1f1b 64 512
@@ -73,6 +74,7 @@ bench: build
 	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/executor_ratio.sh
 	PIPEGRID=$(PIPEGRID) bench/deepseek_flows.sh
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
+	@if [ -n "$(BASE)" ]; then bench/compare_builds.sh $(BASE) $(PIPEGRID); fi
 
 # libFuzzer harnesses built by clang with ASan and UBSan (tests/fuzz/README.md): each runs FUZZ_SECONDS
 # on a copy of its seed corpus; fails on any crash, leak or timeout (inputs in $(FUZZ_BUILD)/artifacts/).
