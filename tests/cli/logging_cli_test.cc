@@ -24,13 +24,6 @@ const std::string kStar = PIPEGRID_TEST_DATA "/platforms/star-4gpu.xml";
 const std::string kRun = "simulate --platform " + kStar + " --schedule 1f1b --pp 2 --microbatches 4 --p2p-bytes 1e8";
 const char* const kLevels[] = {"off", "error", "warn", "info", "debug", "trace"};
 
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "pipegrid-logging-" + name + "-" + std::to_string(getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -166,7 +159,7 @@ TEST(LoggingCli, SimGridsLogFollowsTheLevel) {
 }
 
 TEST(LoggingCli, RunTakesTheLevelFromItsFileOrItsFlag) {
-  const std::string dir = fresh_dir("run");
+  const std::string dir = test_support::fresh_dir("logging-run");
   std::ofstream(dir + "/exp.toml") << "[platform]\nfile = \"" << kStar
                                    << "\"\n[parallel]\npp = 2\nmicrobatches = 4\n[sim]\nschedule = \"1f1b\"\n"
                                       "[output]\nlog_level = \"debug\"\n";
@@ -188,7 +181,8 @@ void deadlock_sweep(const std::string& dir) {
 }
 
 TEST(LoggingCli, ASweepLogsEachRunAndPassesItsLevelOn) {
-  const std::string quiet = fresh_dir("sweep-warn"), loud = fresh_dir("sweep-debug");
+  const std::string quiet = test_support::fresh_dir("logging-sweep-warn");
+  const std::string loud = test_support::fresh_dir("logging-sweep-debug");
   deadlock_sweep(quiet);
   deadlock_sweep(loud);
   const auto a = run_pipegrid("--help >/dev/null; cd " + quiet + " && " + PIPEGRID_BINARY +
@@ -225,7 +219,8 @@ TEST(LoggingCli, ASweepLogsEachRunAndPassesItsLevelOn) {
 }
 
 TEST(LoggingCli, APitfallsRunsGetTheLevel) {
-  const std::string quiet = fresh_dir("pitfall-warn"), loud = fresh_dir("pitfall-debug");
+  const std::string quiet = test_support::fresh_dir("logging-pitfall-warn");
+  const std::string loud = test_support::fresh_dir("logging-pitfall-debug");
   const auto a = run_pipegrid("pitfalls 1f1b-rendezvous-sends --out " + quiet);
   const auto b = run_pipegrid("pitfalls 1f1b-rendezvous-sends --out " + loud + " --log-level debug");
   ASSERT_EQ(a.exit_code, 0) << a.err;

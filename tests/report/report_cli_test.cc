@@ -25,13 +25,6 @@ const std::string kDeadlocking = "simulate --platform " + kStar +
                                  " --schedule 1f1b --pp 2 --microbatches 4 --p2p rendezvous --comm-plan blocking-calls";
 const std::string kHealthy = "simulate --platform " + kStar + " --schedule 1f1b --pp 4 --microbatches 8";
 
-std::string temp_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "pipegrid-report-" + name + "-" + std::to_string(getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
@@ -55,7 +48,7 @@ void expect_self_contained(const std::string& page) {
 }
 
 TEST(ReportCli, ASimulationsPageShowsItsFiguresChartAndLinksAndIsTheSameTwice) {
-  const std::string dir = temp_dir("healthy");
+  const std::string dir = test_support::fresh_dir("report-healthy");
   ASSERT_EQ(run_pipegrid(kHealthy + " --out " + dir).exit_code, 0);
   const std::string page = report_of(dir);
   const auto summary = nlohmann::json::parse(read_file(dir + "/summary.json"));
@@ -73,7 +66,7 @@ TEST(ReportCli, ASimulationsPageShowsItsFiguresChartAndLinksAndIsTheSameTwice) {
 }
 
 TEST(ReportCli, TheExecutorsDeadlockJsonGivesTheChainItsTextReportPrintsAndTheFix) {
-  const std::string dir = temp_dir("deadlock");
+  const std::string dir = test_support::fresh_dir("report-deadlock");
   const auto run = run_pipegrid(kDeadlocking + " --out " + dir);
   ASSERT_EQ(run.exit_code, 3);
   // The text report's first line: "deadlock at 4.002 s: <chain>".
@@ -91,7 +84,7 @@ TEST(ReportCli, TheExecutorsDeadlockJsonGivesTheChainItsTextReportPrintsAndTheFi
 }
 
 TEST(ReportCli, TheSharedDeadlockFormatGivesItsChainHintAndOneArrowPerWait) {
-  const std::string dir = temp_dir("ring");
+  const std::string dir = test_support::fresh_dir("report-ring");
   for (const char* name : {"deadlock.json", "trace.csv"}) fs::copy_file(kRing + "/" + name, dir + "/" + name);
   const std::string page = report_of(dir);
   const auto deadlock = nlohmann::json::parse(read_file(dir + "/deadlock.json"));
@@ -109,7 +102,7 @@ TEST(ReportCli, TheSharedDeadlockFormatGivesItsChainHintAndOneArrowPerWait) {
 }
 
 TEST(ReportCli, ChunkAndDirectionColumnsLabelTheBars) {
-  const std::string dir = temp_dir("chunks");
+  const std::string dir = test_support::fresh_dir("report-chunks");
   std::ofstream(dir + "/trace.csv")
       << "gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end,chunk,direction\n"
          "0,rank 0,0,0,0,0,compute,F,0,3,,0,0,10,0,down\n"
@@ -122,7 +115,7 @@ TEST(ReportCli, ChunkAndDirectionColumnsLabelTheBars) {
 
 TEST(ReportCli, AHugeTraceIsDrawnUpToTheCapAndThePageSaysSo) {
   // 10000 forwards of 1 s one after another: the first 4000 start before t = 4000 s.
-  const std::string dir = temp_dir("huge");
+  const std::string dir = test_support::fresh_dir("report-huge");
   std::ofstream trace(dir + "/trace.csv");
   trace << "gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,start,end\n";
   for (int i = 0; i < 10000; ++i) trace << fmt::format("0,gpu0,0,0,0,0,compute,F,0,{},,0,{},{}\n", i, i, i + 1);
@@ -135,7 +128,7 @@ TEST(ReportCli, AHugeTraceIsDrawnUpToTheCapAndThePageSaysSo) {
 }
 
 TEST(ReportCli, ALessonsTextIsEscapedAndAPitfallsPageShowsBothRuns) {
-  const std::string dir = temp_dir("pitfall");
+  const std::string dir = test_support::fresh_dir("report-pitfall");
   ASSERT_EQ(run_pipegrid(kDeadlocking + " --out " + dir + "/broken").exit_code, 3);
   ASSERT_EQ(run_pipegrid(kDeadlocking + " --p2p async --out " + dir + "/fixed").exit_code, 0);
   std::ofstream(dir + "/broken/lesson.json")
@@ -158,7 +151,7 @@ TEST(ReportCli, ALessonsTextIsEscapedAndAPitfallsPageShowsBothRuns) {
 TEST(ReportCli, ALessonsCommandAndOutputStayLinesAndEveryFixHasItsRun) {
   // `pipegrid pitfalls` writes fixed-NAME/ for each of several fixes; a fence in "What you see" is a
   // command and its output, line by line.
-  const std::string dir = temp_dir("fixes");
+  const std::string dir = test_support::fresh_dir("report-fixes");
   ASSERT_EQ(run_pipegrid(kDeadlocking + " --out " + dir + "/broken").exit_code, 3);
   ASSERT_EQ(run_pipegrid(kDeadlocking + " --p2p async --out " + dir + "/fixed-async").exit_code, 0);
   ASSERT_EQ(run_pipegrid(kDeadlocking + " --comm-plan megatron --out " + dir + "/fixed-batched").exit_code, 0);
@@ -173,7 +166,7 @@ TEST(ReportCli, ALessonsCommandAndOutputStayLinesAndEveryFixHasItsRun) {
 }
 
 TEST(ReportCli, ReportOnARunWritesThePageAfterIt) {
-  const std::string dir = temp_dir("flag");
+  const std::string dir = test_support::fresh_dir("report-flag");
   const auto r = run_pipegrid(kDeadlocking + " --out " + dir + " --report");
   EXPECT_EQ(r.exit_code, 3);  // the run's code stands
   EXPECT_NE(r.err.find("wrote " + dir + "/report.html\n"), std::string::npos);
@@ -191,7 +184,7 @@ TEST(ReportCli, ReportWithoutAnOutputDirectoryIsRefusedBeforeRunning) {
 }
 
 TEST(ReportCli, ADirectoryThatIsMissingOrHoldsNothingIsOneLine) {
-  const std::string dir = temp_dir("empty");
+  const std::string dir = test_support::fresh_dir("report-empty");
   const auto missing = run_pipegrid("report " + dir + "/nowhere");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err, "pipegrid: error: " + dir + "/nowhere: no such directory\n");
@@ -204,7 +197,7 @@ TEST(ReportCli, ADirectoryThatIsMissingOrHoldsNothingIsOneLine) {
 }
 
 TEST(ReportCli, AMalformedFileIsNamedInOneLine) {
-  const std::string dir = temp_dir("malformed");
+  const std::string dir = test_support::fresh_dir("report-malformed");
   std::ofstream(dir + "/summary.json") << "{";
   const auto json = run_pipegrid("report " + dir);
   EXPECT_EQ(json.exit_code, 2);

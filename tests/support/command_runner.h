@@ -1,8 +1,11 @@
 // Runs the pipegrid binary as a user would and captures what it prints and its exit code.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +19,14 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+
+/// An empty directory of its own under the test's temporary one: TMP/pipegrid-NAME-PID.
+inline std::string fresh_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "pipegrid-" + name + "-" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path);
