@@ -26,6 +26,7 @@ const std::string kStar = PIPEGRID_TEST_DATA "/platforms/star-4gpu.xml";
 const std::string kRun = "simulate --platform " + kStar + " --schedule 1f1b --pp 2 --microbatches 4 --p2p-bytes 1e8";
 
 struct TerminalRun {
+  bool had_terminal = false;  // a pseudo-terminal could be opened (a chroot without /dev/pts has none)
   int exit_code = -1;
   std::string terminal;  // what pipegrid wrote to its terminal: stderr (the pty turns "\n" into "\r\n")
   std::string out;       // stdout, which went to a file
@@ -43,6 +44,7 @@ TerminalRun run_on_terminal(const std::string& args) {
   }
   TerminalRun run;
   if (pid < 0) return run;
+  run.had_terminal = true;
   char buffer[4096];
   for (;;) {  // until the terminal closes: EIO once the last writer has gone
     const ssize_t n = read(master, buffer, sizeof buffer);
@@ -64,6 +66,7 @@ TerminalRun run_on_terminal(const std::string& args) {
 
 TEST(ProgressCli, OnATerminalTheLineIsRedrawnInPlace) {
   const auto r = run_on_terminal(kRun + " --progress on");
+  if (!r.had_terminal) GTEST_SKIP() << "no pseudo-terminal here (forkpty failed)";
   ASSERT_EQ(r.exit_code, 0) << r.terminal;
   // Each draw returns to the start of the line; the last says where the run ended, then the line ends.
   ASSERT_TRUE(r.terminal.starts_with("\rsimulating: t = ")) << r.terminal;
@@ -80,6 +83,7 @@ TEST(ProgressCli, OnATerminalTheLineIsRedrawnInPlace) {
 
 TEST(ProgressCli, OffDrawsNothingOnATerminal) {
   const auto r = run_on_terminal(kRun + " --progress off");
+  if (!r.had_terminal) GTEST_SKIP() << "no pseudo-terminal here (forkpty failed)";
   ASSERT_EQ(r.exit_code, 0) << r.terminal;
   EXPECT_EQ(r.terminal, "");
   EXPECT_FALSE(r.out.empty());
@@ -101,6 +105,7 @@ TEST(ProgressCli, TheLineChangesNoOutputFile) {
   const std::string base = ::testing::TempDir() + "pipegrid-progress-" + std::to_string(getpid());
   fs::remove_all(base);
   const auto drawn = run_on_terminal(kRun + " --progress on --out " + base + "/on");
+  if (!drawn.had_terminal) GTEST_SKIP() << "no pseudo-terminal here (forkpty failed)";
   const auto plain = run_pipegrid(kRun + " --progress off --out " + base + "/off");
   ASSERT_EQ(drawn.exit_code, 0) << drawn.terminal;
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
@@ -124,6 +129,7 @@ TEST(ProgressCli, RunTakesTheFlagForASimulationOnly) {
   std::ofstream(dir + "/schedule.toml") << "[parallel]\npp = 2\nmicrobatches = 4\n[sim]\ncommand = \"schedule\"\n"
                                            "schedule = \"1f1b\"\n";
   const auto drawn = run_on_terminal("run " + dir + "/sim.toml --progress on");
+  if (!drawn.had_terminal) GTEST_SKIP() << "no pseudo-terminal here (forkpty failed)";
   ASSERT_EQ(drawn.exit_code, 0) << drawn.terminal;
   EXPECT_TRUE(drawn.terminal.starts_with("\rsimulating: t = ")) << drawn.terminal;
   const auto refused = run_pipegrid("run " + dir + "/schedule.toml --progress on");
