@@ -81,6 +81,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check(names.size() == 2 && !names[0].empty() && !names[1].empty(), name + ": not two names");
       break;
     }
+    case ValueType::Texts:
+      // A repeatable flag's one occurrence: a list of one text (platform perturb --fail A@1 --fail B@2).
+      fuzz::check(std::holds_alternative<std::vector<std::string>>(value), name + ": not a list of texts");
+      break;
     case ValueType::Choice: {
       fuzz::check(std::holds_alternative<std::string>(value), name + ": not a text");
       bool listed = false;
