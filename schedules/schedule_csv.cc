@@ -8,6 +8,8 @@
 #include <ostream>
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/message_text.h"
 
 namespace pipegrid {
 
@@ -77,6 +79,7 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
   bool lowered = false;  // some cell is a comm action
   std::string line;
   for (int line_number = 1; std::getline(in, line); ++line_number) {
+    if (line_number == 1) line = std::string(without_byte_order_mark(line));
     if (trim(line).starts_with("#")) continue;
     std::vector<Op> program;
     std::vector<CommBatch> batches;
@@ -87,7 +90,8 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
       const std::string_view cell = trim(rest.substr(0, comma));
       if (is_comm_cell(cell)) {
         auto batch = parse_comm_cell(cell);
-        if (!batch) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kCommGrammar));
+        if (!batch)
+          throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, shown(cell), kCommGrammar));
         batch->before = program.size();
         actions += batch->actions.size();
         batches.push_back(std::move(*batch));
@@ -95,7 +99,8 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
         lowered = true;
       } else if (!cell.empty() && !is_sharding_cell(cell)) {
         auto op = parse_op(cell);
-        if (!op) throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, cell, kActionGrammar));
+        if (!op)
+          throw InputError(fmt::format("{}:{}:{}: '{}': {}", source, line_number, column, shown(cell), kActionGrammar));
         actions += static_cast<std::size_t>(op->size());
         for (int i = 0; i < op->size(); ++i) {
           max_stage = std::max(max_stage, (*op)[i].stage);
@@ -155,6 +160,7 @@ CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPl
 }
 
 CsvSchedule read_schedule_csv_file(const std::string& path, CsvPlacement placement) {
+  refuse_directory(path);
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
   return read_schedule_csv(in, path, placement);

@@ -35,12 +35,13 @@ struct CsvSchedule {
   CommLocator comm_locator() const;
 };
 
-/// Reads one rank per non-comment line (`#` starts a comment line). Cells are trimmed; empty cells
-/// (PyTorch's idle steps) and FSDP's sharding cells (`0UNSHARD`, `0RESHARD`, `0REDUCE_GRAD`) are
-/// skipped. Comm cells (`0SEND_F1`, `1RECV_B0`, batches `[0SEND_F1;0RECV_B0]`) make the schedule a
-/// lowered one (Schedule::comms); a file without any is compute-only. The ranks are
-/// the lines, the stages 0 … max stage, the micro-batches 0 … max micro-batch. Throws InputError
-/// `FILE:LINE:COLUMN: …` on a malformed cell. Does not validate: call validate(s.schedule, s.locator()).
+/// Reads one rank per non-comment line (`#` starts a comment line; a UTF-8 byte order mark before the
+/// first line is skipped). Cells are trimmed; empty cells (PyTorch's idle steps) and FSDP's sharding
+/// cells (`0UNSHARD`, `0RESHARD`, `0REDUCE_GRAD`) are skipped. Comm cells (`0SEND_F1`, `1RECV_B0`,
+/// batches `[0SEND_F1;0RECV_B0]`) make the schedule a lowered one (Schedule::comms); a file without
+/// any is compute-only. The ranks are the lines, the stages 0 … max stage, the micro-batches 0 … max
+/// micro-batch. Throws InputError `FILE:LINE:COLUMN: 'CELL': …` on a malformed cell (the cell as
+/// shown() quotes it: escaped, cut when long). Does not validate: call validate(s.schedule, s.locator()).
 CsvSchedule read_schedule_csv(std::istream& in, const std::string& source, CsvPlacement placement);
 CsvSchedule read_schedule_csv_file(const std::string& path, CsvPlacement placement);
 

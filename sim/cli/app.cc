@@ -1,10 +1,12 @@
 #include "sim/cli/app.h"
 
+#include <fmt/format.h>
 #include <iostream>
 #include <new>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/message_text.h"
 #include "common/version.h"
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/experiment_runner.h"
@@ -22,6 +24,28 @@ namespace {
 void add_experiment_command(CLI::App& app, std::function<int()>& run, input::Command command, const char* help) {
   add_subcommand(app, run, command, std::string(input::command_name(command)), help,
                  [](const input::OptionValues& values) { return run_and_print(input::Experiment{values}); });
+}
+
+// CLI11 says of a word that is not a command only that it was not expected, without naming what
+// was: the first word that is no option, where the app (or the command it names, as `platform`) takes
+// a command, must be one of them.
+void refuse_unknown_command(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* parent = &app;
+  for (const std::string& word : args) {
+    if (word.starts_with("-")) return;
+    const std::vector<const CLI::App*> commands = parent->get_subcommands({});
+    if (commands.empty()) return;
+    const CLI::App* chosen = nullptr;
+    std::vector<std::string> names;
+    for (const CLI::App* command : commands) {
+      if (command->get_name().empty()) continue;  // an option group, which CLI11 keeps as a command
+      names.push_back(command->get_name());
+      if (command->check_name(word)) chosen = command;
+    }
+    if (!chosen)
+      throw InputError(fmt::format("{}: unknown command; the commands are {}", shown(word), fmt::join(names, ", ")));
+    parent = chosen;
+  }
 }
 
 }  // namespace
@@ -65,6 +89,7 @@ int run_command_line(const std::vector<std::string>& args) {
     CLI::App app{"pipegrid: simulate pipeline-parallel LLM training schedules", "pipegrid"};
     std::function<int()> run;
     build_app(app, run);
+    refuse_unknown_command(app, args);
     std::vector<const char*> argv{"pipegrid"};
     for (const std::string& a : args) argv.push_back(a.c_str());
     try {
@@ -72,7 +97,7 @@ int run_command_line(const std::vector<std::string>& args) {
     } catch (const CLI::Success& e) {  // --help, --version
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::cerr << "pipegrid: error: " << e.what() << '\n';
+      std::cerr << "pipegrid: error: " << one_line(e.what()) << '\n';
       return kExitInputError;
     }
     return run();

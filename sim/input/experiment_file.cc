@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/message_text.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/toml_screen.h"
 
@@ -28,7 +30,7 @@ Command experiment_command(const toml::table& table, const std::string& source) 
   for (Command c : kExperimentCommands)
     if (name && name->get() == command_name(c)) return c;
   throw InputError(fmt::format("{}: [sim] command: expected simulate or schedule, got {}", where(source, *command),
-                               name ? name->get() : toml_type_name(*command)));
+                               name ? shown(name->get()) : toml_type_name(*command)));
 }
 
 void insert(toml::table& section, const std::string& key, const Value& value) {
@@ -55,21 +57,22 @@ Experiment read_experiment(const toml::table& table, const std::string& source) 
   const Command command = experiment.command();
   for (const auto& [section_name, section_node] : table) {
     const std::string section(section_name.str());
+    const std::string section_shown = shown(section);
     const toml::table* keys = section_node.as_table();
     if (!keys)
       throw InputError(fmt::format("{}: {}: expected a section such as [parallel], got {}", where(source, section_node),
-                                   section, toml_type_name(section_node)));
+                                   section_shown, toml_type_name(section_node)));
     if (section != "platform" && section != "parallel" && section != "model" && section != "sim" && section != "output")
       throw InputError(fmt::format("{}: [{}]: unknown section; an experiment has [platform], [parallel], [model], "
                                    "[sim] and [output]",
-                                   where(source, section_node), section));
+                                   where(source, section_node), section_shown));
     for (const auto& [key_name, value] : *keys) {
       const std::string key(key_name.str());
       if (section == "sim" && key == "command") continue;
       const OptionSpec* option = find_experiment_key(command, section, key);
       if (!option) {
         if (!is_experiment_key(section + "." + key))
-          throw InputError(fmt::format("{}: [{}] {}: unknown key", where(source, value), section, key));
+          throw InputError(fmt::format("{}: [{}] {}: unknown key", where(source, value), section, shown(key)));
         const OptionSpec* other =
             find_experiment_key(command == Command::Simulate ? Command::Schedule : Command::Simulate, section, key);
         throw InputError(fmt::format("{}: [{}] {}: `pipegrid {}` has no {}", where(source, value), section, key,
@@ -110,6 +113,7 @@ std::string experiment_text(const Experiment& experiment) {
 }
 
 toml::table read_toml(const std::string& path) {
+  refuse_directory(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
   std::ostringstream text;

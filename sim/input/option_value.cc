@@ -51,9 +51,13 @@ Value checked_text(const OptionSpec& option, std::string text) {
         if (choice == text) return text;
       throw BrokenRule{fmt::format("must be one of {}", fmt::join(option.choices, ", "))};
     }
-    case ValueType::Path:
+    case ValueType::Path: {
       if (text.empty()) throw BrokenRule{"must name a file"};
+      // Read as a file, a directory gives an empty read or a rule about something else.
+      std::error_code error;
+      if (std::filesystem::is_directory(text, error)) throw BrokenRule{"is a directory, expected a file"};
       return text;
+    }
     default:
       if (option.syntax)
         if (std::string rule = option.syntax(text); !rule.empty()) throw BrokenRule{std::move(rule)};

@@ -24,7 +24,8 @@ struct BrokenRule {
   std::string rule;
 };
 
-/// Reads command-line text: "8", "0.6", "inf" (refused: not finite), "1f1b". Throws BrokenRule.
+/// Reads command-line text: "8", "0.6", "inf" (refused: not finite), "1f1b". Throws BrokenRule; for a
+/// Path, also when it names a directory ("is a directory, expected a file").
 Value parse_value(const OptionSpec& option, std::string_view text);
 /// Reads a TOML node: an integer for Integer, an integer or a float for Number, a string for Text,
 /// Choice and Path, a boolean for Flag. Throws BrokenRule ("expected an integer, got a string", or the

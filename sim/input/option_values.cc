@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/input_error.h"
+#include "common/message_text.h"
 #include "sim/input/option_schema.h"
 
 namespace pipegrid::input {
@@ -14,8 +15,8 @@ void OptionValues::set_text(const OptionSpec& option, std::string_view text) {
   try {
     set(option, parse_value(option, text));
   } catch (const BrokenRule& broken) {
-    if (option.positional) throw InputError(fmt::format("{}: {}", text, broken.rule));
-    throw InputError(fmt::format("{} {}: {}", option.flag_name(), text, broken.rule));
+    if (option.positional) throw InputError(fmt::format("{}: {}", shown(text), broken.rule));
+    throw InputError(fmt::format("{} {}: {}", option.flag_name(), shown(text), broken.rule));
   }
 }
 

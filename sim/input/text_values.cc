@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "common/message_text.h"
 #include "sim/input/option_value.h"
 #include "sim/platform/units.h"
 
@@ -46,11 +47,11 @@ std::map<int, double> parse_stage_scale(std::string_view text) {
     double factor = 0;
     if (equals == std::string_view::npos || !read_whole(item.substr(0, equals), stage) ||
         !read_whole(item.substr(equals + 1), factor))
-      throw BrokenRule{fmt::format("expected STAGE=FACTOR[,STAGE=FACTOR…], got '{}'", item)};
+      throw BrokenRule{fmt::format("expected STAGE=FACTOR[,STAGE=FACTOR…], got '{}'", shown(item))};
     if (stage < 0) throw BrokenRule{fmt::format("stage {}: must not be negative", stage)};
     if (!std::isfinite(factor) || factor <= 0 || factor > kMaxStageFactor)
       throw BrokenRule{fmt::format("stage {}: the factor {} must be positive and at most {:g}", stage,
-                                   item.substr(equals + 1), kMaxStageFactor)};
+                                   shown(item.substr(equals + 1)), kMaxStageFactor)};
     if (!factors.emplace(stage, factor).second) throw BrokenRule{fmt::format("stage {} appears twice", stage)};
     begin = end + 1;
   }

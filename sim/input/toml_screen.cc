@@ -1,6 +1,7 @@
 #include "sim/input/toml_screen.h"
 
 #include <fmt/format.h>
+#include <utility>
 #include <vector>
 
 namespace pipegrid::input {
@@ -60,8 +61,28 @@ std::string unreadable_by_toml(std::string_view text) {
 
   enum class Expect { Key, AfterKey, Value, AfterValue };
   Expect expect = Expect::Key;
-  bool header = false;            // in a [table] header
-  std::vector<char> open;         // the arrays ('[') and inline tables ('{') the scan is in, innermost last
+  bool header = false;  // in a [table] header
+  // The arrays ('[') and inline tables ('{') the scan is in, innermost last, each with its depth in
+  // the document's tree: the root table is 0, `a.b = [1]` puts the array at 2 and the 1 at 3.
+  std::vector<std::pair<char, int>> open;
+  int table_depth = 0;  // of the last [table] header
+  int key_parts = 0;    // parts of the key (or header) being read
+  int value_depth = 0;  // of the value about to be read
+  const auto key_base = [&] { return !open.empty() ? open.back().second : header ? 0 : table_depth; };
+  const auto too_deep = [&](int depth) {
+    return depth > kMaxTomlDepth ? where(fmt::format("nested deeper than {} levels (each part of a dotted key or "
+                                                     "[table] header, each array and inline table is one)",
+                                                     kMaxTomlDepth))
+                                 : std::string();
+  };
+  const auto start_key_part = [&] {
+    ++key_parts;
+    return too_deep(key_base() + key_parts);
+  };
+  const auto close_container = [&] {
+    open.pop_back();
+    if (!open.empty() && open.back().first == '[') value_depth = open.back().second + 1;
+  };
   if (at("\xEF\xBB\xBF")) i = 3;  // a byte order mark, which toml++ skips
   while (more()) {
     const char c = text[i];
@@ -74,21 +95,25 @@ std::string unreadable_by_toml(std::string_view text) {
       if (open.empty()) {
         expect = Expect::Key;
         header = false;
+        key_parts = 0;
       }
     } else if (non_ascii()) {
       return where("a non-ASCII character outside a string or a comment (TOML allows them only there)");
     } else if (expect == Expect::Key) {
       if (c == '"' || c == '\'') {
+        if (std::string rule = start_key_part(); !rule.empty()) return rule;
         if (std::string rule = string(); !rule.empty()) return rule;
         expect = Expect::AfterKey;
       } else if (bare_key_character()) {
+        if (std::string rule = start_key_part(); !rule.empty()) return rule;
         while (more() && bare_key_character()) advance();
         expect = Expect::AfterKey;
       } else if (c == '[' && open.empty() && !header) {
         header = true;
+        key_parts = 0;
         advance();
-      } else if (c == '}' && !open.empty() && open.back() == '{') {
-        open.pop_back();
+      } else if (c == '}' && !open.empty() && open.back().first == '{') {
+        close_container();
         advance();
         expect = Expect::AfterValue;
       } else {
@@ -96,19 +121,31 @@ std::string unreadable_by_toml(std::string_view text) {
       }
     } else if (expect == Expect::AfterKey) {
       if (c == '.') expect = Expect::Key;
-      if (c == '=' && !header) expect = Expect::Value;
-      if (c == ']' && header) expect = Expect::AfterValue;
+      if (c == '=' && !header) {
+        expect = Expect::Value;
+        value_depth = key_base() + key_parts;
+      }
+      if (c == ']' && header) {
+        expect = Expect::AfterValue;
+        table_depth = key_parts;
+      }
       advance();
     } else if (expect == Expect::Value) {
       if (c == '"' || c == '\'') {
         if (std::string rule = string(); !rule.empty()) return rule;
         expect = Expect::AfterValue;
       } else if (c == '[' || c == '{') {
-        open.push_back(c);
+        if (std::string rule = too_deep(value_depth); !rule.empty()) return rule;
+        open.emplace_back(c, value_depth);
         advance();
-        if (c == '{') expect = Expect::Key;
-      } else if (c == ']' && !open.empty() && open.back() == '[') {
-        open.pop_back();
+        if (c == '{') {
+          expect = Expect::Key;
+          key_parts = 0;
+        } else {
+          value_depth = open.back().second + 1;
+        }
+      } else if (c == ']' && !open.empty() && open.back().first == '[') {
+        close_container();
         advance();
         expect = Expect::AfterValue;
       } else {
@@ -132,8 +169,11 @@ std::string unreadable_by_toml(std::string_view text) {
         expect = Expect::AfterValue;
       }
     } else {  // AfterValue
-      if (c == ',' && !open.empty()) expect = open.back() == '[' ? Expect::Value : Expect::Key;
-      if ((c == ']' || c == '}') && !open.empty()) open.pop_back();
+      if (c == ',' && !open.empty()) {
+        expect = open.back().first == '[' ? Expect::Value : Expect::Key;
+        key_parts = 0;
+      }
+      if ((c == ']' || c == '}') && !open.empty()) close_container();
       advance();
     }
   }

@@ -8,7 +8,13 @@
 
 namespace pipegrid::input {
 
-/// "LINE:COLUMN: rule" for the first non-ASCII character outside strings and comments, or for a date
+/// How deep a TOML document may nest: the root table is level 0, each dotted key part, [table] header
+/// part, array and inline table one more. toml++ 3.3 builds and frees the tree recursively, and a key
+/// of tens of thousands of parts overflowed the stack; pipegrid's deepest file needs 3 (a sweep's
+/// inline `base = { parallel = { pp = 4 } }`).
+inline constexpr int kMaxTomlDepth = 64;
+
+/// "LINE:COLUMN: rule" for a key or value nested deeper than kMaxTomlDepth, for the first non-ASCII character outside strings and comments, or for a date
 /// or time (malformed ones are read past the end of their line, and no option takes one); "" when the
 /// text is safe. toml++ 3.3 asks of most non-ASCII characters whether they are whitespace and reaches
 /// __builtin_unreachable (upstream issues 190 and 295); the scan follows TOML's grammar far enough to

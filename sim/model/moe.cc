@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/message_text.h"
 
 namespace pipegrid::model {
 
@@ -33,6 +35,7 @@ Routing parse_routing(const std::string& text) {
     const std::string path = text.substr(5);
     // A device would be read for ever (/dev/zero): a regular file or a pipe only (a pipe may be a
     // shell's process substitution), and no more than a load per expert can need.
+    refuse_directory(path, "--routing " + text);
     std::error_code error;
     const auto type = std::filesystem::status(path, error).type();
     if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::regular &&
@@ -48,6 +51,7 @@ Routing parse_routing(const std::string& text) {
       all.append(piece, static_cast<std::size_t>(in.gcount()));
       if (all.size() > kMaxBytes) throw InputError(fmt::format("--routing {}: {} is larger than 16 MiB", text, path));
     }
+    all = std::string(without_byte_order_mark(all));
     for (char& c : all)
       if (c == ',') c = ' ';
     std::istringstream numbers(all);
@@ -62,7 +66,7 @@ Routing parse_routing(const std::string& text) {
       }
       if (used != word.size() || !std::isfinite(load) || load < 0)
         throw InputError(fmt::format("--routing {}: load {} ('{}') must be a number >= 0", text,
-                                     routing.loads.size() + 1, word));
+                                     routing.loads.size() + 1, shown(word)));
       routing.loads.push_back(load);
     }
     routing.kind = Routing::Kind::Loads;

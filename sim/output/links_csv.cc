@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "common/csv_text.h"
 #include "common/input_error.h"
 #include "sim/output/output_files.h"
 #include "sim/output/summary.h"
@@ -36,9 +37,10 @@ void write_links_csv(const std::string& dir, const SimulationResult& result) {
   std::FILE* out = open_csv(dir, OutputFile::Links);
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
-    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", base, link_class(link.name), link.bandwidth,
-               link.latency, link.sharing_policy, link.bytes, link.analytic_bytes, link.flows, link.busy_time,
-               link.mean_utilization_busy(), link.peak_utilization(), link.peak_start, direction);
+    fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_cell(base), csv_cell(link_class(link.name)),
+               link.bandwidth, link.latency, csv_cell(link.sharing_policy), link.bytes, link.analytic_bytes,
+               link.flows, link.busy_time, link.mean_utilization_busy(), link.peak_utilization(), link.peak_start,
+               csv_cell(direction));
   }
   std::fclose(out);
 }
@@ -48,8 +50,9 @@ void write_links_timeline_csv(const std::string& dir, const SimulationResult& re
   std::FILE* out = open_csv(dir, OutputFile::LinksTimeline);
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
+    const std::string base_cell = csv_cell(base), direction_cell = csv_cell(direction);
     for (const auto& [k, bytes] : link.windows)
-      fmt::print(out, "{},{},{},{}\n", base, direction, static_cast<double>(k) * link.window, bytes);
+      fmt::print(out, "{},{},{},{}\n", base_cell, direction_cell, static_cast<double>(k) * link.window, bytes);
   }
   std::fclose(out);
 }

@@ -1,9 +1,12 @@
 #include "sim/output/trace_writer.h"
 
-#include <fmt/format.h>
+#include <algorithm>
 #include <cstdio>
+#include <fmt/format.h>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
+#include "common/csv_text.h"
 #include "common/input_error.h"
 #include "sim/output/output_files.h"
 #include "schedules/stage_chunks.h"
@@ -16,6 +19,16 @@ std::FILE* open_for_writing(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (!file) throw InputError(fmt::format("--out: cannot write {}", path));
   return file;
+}
+
+// A host name inside a JSON string of trace.json: a quote or backslash in it would end the string.
+std::string json_text(const std::string& text) {
+  const bool plain = std::none_of(text.begin(), text.end(), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  });
+  if (plain) return text;
+  const std::string quoted = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 // Chrome trace thread ids: two per GPU, compute then communication.
@@ -82,7 +95,7 @@ TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, Tr
       fmt::format_to(std::back_inserter(json_),
                  ",\n{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": \"{} {} "
                  "(tp {}, dp {}, pp {})\"}}}}",
-                 gpu.node, thread_id(gpu, track), gpu.host, track == Track::Compute ? "compute" : "comm",
+                 gpu.node, thread_id(gpu, track), json_text(gpu.host), track == Track::Compute ? "compute" : "comm",
                  gpu.coordinates.tp, gpu.coordinates.dp, gpu.coordinates.pp);
   }
 }
@@ -107,9 +120,9 @@ void TraceWriter::write(const TraceEvent& e) {
   const std::string chunk = labelled ? std::to_string(labels_.chunk[e.stage]) : "";
   const std::string_view direction = labelled ? std::string_view(labels_.direction[e.stage]) : "";
   if (sender_kept)
-    fmt::print(csv_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.gpu, gpu.host, gpu.node, gpu.coordinates.tp,
-               gpu.coordinates.dp, gpu.coordinates.pp, track, e.kind, e.stage, e.microbatch, peer, e.bytes, e.start,
-               e.end, chunk, direction);
+    fmt::print(csv_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", e.gpu, csv_cell(gpu.host), gpu.node,
+               gpu.coordinates.tp, gpu.coordinates.dp, gpu.coordinates.pp, track, csv_cell(e.kind), e.stage,
+               e.microbatch, csv_cell(peer), e.bytes, e.start, e.end, chunk, csv_cell(direction));
   if (e.peer < 0) {
     // Actions read as in the schedule notation (3F2); phases and collectives by kind, with the action.
     std::string name(e.kind);
@@ -121,8 +134,10 @@ void TraceWriter::write(const TraceEvent& e) {
     return;
   }
   const std::string result = fmt::format("{}{}{}", e.stage, e.action, e.microbatch);
-  if (sender_kept) write_json(e.gpu, Track::Comm, fmt::format("send {} to {}", result, peer), e.start, e.end);
-  if (receiver_kept) write_json(e.peer, Track::Comm, fmt::format("recv {} from {}", result, gpu.host), e.start, e.end);
+  if (sender_kept)
+    write_json(e.gpu, Track::Comm, fmt::format("send {} to {}", result, json_text(peer)), e.start, e.end);
+  if (receiver_kept)
+    write_json(e.peer, Track::Comm, fmt::format("recv {} from {}", result, json_text(gpu.host)), e.start, e.end);
 }
 
 void TraceWriter::write_json(int gpu_index, Track track, const std::string& name, double start, double end,

@@ -1,17 +1,24 @@
 #include "sim/report/csv_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "common/input_file.h"
+#include "common/message_text.h"
 
 namespace pipegrid::report {
 
 namespace {
 
-// A line longer than this is not one pipegrid wrote: refused rather than held in memory.
+// A record longer than this is not one pipegrid wrote: refused rather than held in memory.
 constexpr std::size_t kMaxLine = 1 << 16;
+
+// Whether text holds an odd number of quotes: RFC 4180 doubles a quote inside a quoted cell, so a
+// record read so far with an odd count ends inside one, and the line break was part of the cell.
+bool odd_quotes(std::string_view text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; }
 
 void split(const std::string& line, std::vector<std::string>& fields) {
   fields.clear();
@@ -28,7 +35,7 @@ void split(const std::string& line, std::vector<std::string>& fields) {
     } else if (c == ',') {
       fields.push_back(std::move(field));
       field.clear();
-    } else if (c != '\r') {
+    } else if (c != '\r') {  // CRLF files: the CR before each line break
       field += c;
     }
   }
@@ -38,6 +45,7 @@ void split(const std::string& line, std::vector<std::string>& fields) {
 }  // namespace
 
 CsvReader::CsvReader(std::istream& in, std::string name) : in_(in), name_(std::move(name)) {
+  skip_byte_order_mark(in_);  // a file saved again by a spreadsheet
   if (!next()) throw InputError(fmt::format("{}: empty (no header line)", name_));
   header_ = fields_;
 }
@@ -50,12 +58,20 @@ std::optional<std::size_t> CsvReader::column(std::string_view header) const {
 
 std::size_t CsvReader::require(std::string_view header) const {
   if (const auto i = column(header)) return *i;
-  throw InputError(fmt::format("{}: no column '{}' (columns: {})", name_, header, fmt::join(header_, ",")));
+  throw InputError(fmt::format("{}: no column '{}' (columns: {})", name_, header,
+                               shown(fmt::format("{}", fmt::join(header_, ",")))));
 }
 
 bool CsvReader::next() {
   while (std::getline(in_, line_)) {
-    ++line_number_;
+    line_number_ = ++lines_read_;
+    std::string more;
+    for (bool open = odd_quotes(line_); open && line_.size() <= kMaxLine && std::getline(in_, more);) {
+      ++lines_read_;
+      line_ += '\n';
+      line_ += more;
+      open ^= odd_quotes(more);
+    }
     if (line_.size() > kMaxLine)
       throw InputError(fmt::format("{}: line {}: longer than {} characters", name_, line_number_, kMaxLine));
     if (line_.empty() || line_ == "\r") continue;
@@ -78,7 +94,7 @@ double CsvReader::number(std::size_t index) const {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
-    throw InputError(fmt::format("{}: not a number: '{}'", where(index), text));
+    throw InputError(fmt::format("{}: not a number: '{}'", where(index), shown(text)));
   return value;
 }
 
@@ -88,7 +104,7 @@ long CsvReader::integer(std::size_t index, long empty) const {
   long value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size())
-    throw InputError(fmt::format("{}: not an integer: '{}'", where(index), text));
+    throw InputError(fmt::format("{}: not an integer: '{}'", where(index), shown(text)));
   return value;
 }
 

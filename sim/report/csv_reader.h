@@ -20,7 +20,8 @@ class CsvReader {
   /// The column's index; InputError "NAME: no column 'x' (columns: a,b,…)" when the header lacks it.
   std::size_t require(std::string_view header) const;
 
-  /// The next non-empty line split into fields (RFC 4180 quotes allowed); false at the end.
+  /// The next non-empty record split into fields; false at the end. RFC 4180: a cell in double quotes
+  /// may hold commas, line breaks and doubled quotes (common/csv_text.h writes them so).
   bool next();
   /// Field `index` of the current line; "" when the line is shorter.
   std::string_view field(std::size_t index) const;
@@ -28,7 +29,7 @@ class CsvReader {
   double number(std::size_t index) const;
   /// The field as an integer; an empty field gives `empty`.
   long integer(std::size_t index, long empty) const;
-  /// The current line's number in the file (the header is line 1).
+  /// The number of the current record's first line in the file (the header is line 1).
   long line() const { return line_number_; }
 
  private:
@@ -38,6 +39,7 @@ class CsvReader {
   std::vector<std::string> fields_;
   std::string line_;
   long line_number_ = 0;
+  long lines_read_ = 0;
 
   std::string where(std::size_t index) const;
 };

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fstream>
 
+#include "common/csv_text.h"
 #include "common/input_error.h"
 #include "sim/output/output_files.h"
 
@@ -16,14 +17,12 @@ std::span<const std::string_view> metric_columns() {
 
 namespace {
 
-std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "\"";
+// A cell of results.csv, which its reader (split_csv) takes a line at a time: line breaks become
+// blanks, then RFC 4180 quoting as every CSV cell pipegrid writes.
+std::string quoted(std::string field) {
+  for (char& c : field)
+    if (c == '\n' || c == '\r') c = ' ';
+  return csv_cell(field);
 }
 
 std::vector<std::string> split_csv(const std::string& line) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/input_error.h"
+#include "common/message_text.h"
 #include "sim/input/option_schema.h"
 #include "sim/run/limits.h"
 
@@ -29,7 +30,8 @@ struct Dimension {
 };
 
 const toml::array& axis_list(const std::string& source, const std::string& path, const toml::node& node) {
-  if (!input::is_experiment_key(path)) throw InputError(fmt::format("{}: {}: unknown key", where(source, node), path));
+  if (!input::is_experiment_key(path))
+    throw InputError(fmt::format("{}: {}: unknown key", where(source, node), shown(path)));
   const toml::array* list = node.as_array();
   if (!list || list->empty())
     throw InputError(fmt::format("{}: {}: expected a non-empty list of values", where(source, node), path));

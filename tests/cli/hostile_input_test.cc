@@ -133,6 +133,27 @@ TEST(HostileInput, AJobNeedingARouteThePlatformDoesNotHave) {
   EXPECT_EQ(run_pipegrid("simulate --platform " + floyd + kJob).exit_code, 0);
 }
 
+TEST(HostileInput, ATomlKeyOfTensOfThousandsOfParts) {
+  // toml++ 3.3 recursed once per part and overflowed the stack (SIGSEGV); the TOML screen stops at 64
+  // levels (input/toml_screen.h), naming the line and column of the first part past them.
+  std::string key = "a";
+  for (int k = 1; k < 50'000; ++k) key += ".a";
+  const std::string rule =
+      "nested deeper than 64 levels (each part of a dotted key or [table] header, each array and inline table is one)";
+  const std::string dotted = temp_file("dotted.toml", "[sim]\ncommand = \"schedule\"\n" + key + " = 1\n");
+  expect_refused("run " + dotted, dotted + ":3:127: " + rule);  // under [sim], level 1
+  const std::string header = temp_file("header.toml", "[" + key + "]\n");
+  expect_refused("run " + header, header + ":1:130: " + rule);
+  expect_refused("sweep " + header + " --out " + ::testing::TempDir() + "deep-sweep", header + ":1:130: " + rule);
+  // Inline tables and arrays: toml++ stops at 256 by itself, pipegrid's screen at 64 first.
+  std::string tables = "a = ";
+  for (int k = 0; k < 100'000; ++k) tables += "{b = ";
+  const std::string inline_tables = temp_file("inline.toml", tables + "1\n");
+  expect_refused("run " + inline_tables, inline_tables + ":1:" + std::to_string(4 + 63 * 5 + 2) + ": " + rule);
+  const std::string arrays = temp_file("arrays.toml", "a = " + std::string(100'000, '[') + "\n");
+  expect_refused("run " + arrays, arrays + ":1:69: " + rule);
+}
+
 // What is not bad input but escapes a command anyway: exit 70 and one line, never std::terminate.
 TEST(HostileInput, AnythingElseThatEscapesIsAnInternalError) {
   testing::internal::CaptureStderr();

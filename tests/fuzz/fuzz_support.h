@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/message_text.h"
+
 namespace pipegrid::fuzz {
 
 /// The input as text.
@@ -18,7 +20,8 @@ inline std::string_view text_of(const unsigned char* data, std::size_t size) {
 
 /// A broken invariant: a bug, whatever the input was.
 [[noreturn]] inline void fail(const std::string& what) {
-  std::fprintf(stderr, "fuzz check failed: %s\n", what.c_str());
+  // Escaped: a NUL in the input once cut this line before what failed.
+  std::fprintf(stderr, "fuzz check failed: %s\n", one_line(what).c_str());
   std::abort();
 }
 
@@ -30,13 +33,13 @@ inline void check(bool ok, const std::string& what) {
 /// get past which rule); otherwise silent, as fuzzing wants.
 inline void rejected(std::string_view why) {
   static const bool verbose = std::getenv("PIPEGRID_FUZZ_VERBOSE") != nullptr;
-  if (verbose) std::fprintf(stderr, "rejected: %.*s\n", static_cast<int>(why.size()), why.data());
+  if (verbose) std::fprintf(stderr, "rejected: %s\n", one_line(why).c_str());
 }
 
 /// An input accepted (PIPEGRID_FUZZ_VERBOSE only).
 inline void accepted(std::string_view what) {
   static const bool verbose = std::getenv("PIPEGRID_FUZZ_VERBOSE") != nullptr;
-  if (verbose) std::fprintf(stderr, "accepted: %.*s\n", static_cast<int>(what.size()), what.data());
+  if (verbose) std::fprintf(stderr, "accepted: %s\n", one_line(what).c_str());
 }
 
 /// A directory of this process's own (mkdtemp once), removed when the process exits normally.

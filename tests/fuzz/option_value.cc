@@ -3,15 +3,19 @@
 // is the expected rejection and must state a rule. An accepted value must have the option's type;
 // an Integer or Number must be finite and within the option's bounds (an Integer within an int, as
 // the schema promises); a Choice one of its choices. value_text of it must parse back to the same
-// value, and the same value given in TOML (toml_value) must be accepted as the same.
+// value, and the same value given in TOML (toml_value) must be accepted as the same. A refusal's error
+// line (OptionValues::set_text) must end in the rule and show at most kShownBytes of the value.
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "common/input_error.h"
+#include "common/message_text.h"
 #include "fuzz_support.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/option_value.h"
+#include "sim/input/option_values.h"
 
 using namespace pipegrid;
 using namespace pipegrid::input;
@@ -54,6 +58,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     value = parse_value(option, text);
   } catch (const BrokenRule& broken) {
     fuzz::check(!broken.rule.empty(), name + ": refused without a rule");
+    // The one line the user sees ends in the rule, whatever bytes the value holds (a NUL once cut it
+    // before the rule: d0 00 38), and shows at most kShownBytes of the value.
+    Command command = Command::Simulate;
+    for (int c = 0; c <= static_cast<int>(Command::Report); ++c)
+      if (option.commands.contains(static_cast<Command>(c))) command = static_cast<Command>(c);
+    OptionValues values(command);
+    try {
+      values.set_text(option, text);
+      fuzz::fail(name + ": set_text accepts what parse_value refuses");
+    } catch (const InputError& e) {
+      const std::string line = e.what();
+      fuzz::check(line.ends_with(one_line(broken.rule)), name + ": the error line lacks its rule: " + line);
+      fuzz::check(line.size() <= option.flag_name().size() + 4 * kShownBytes + 32 + one_line(broken.rule).size(),
+                  name + ": the error line shows too much of the value: " + line);
+      fuzz::check(line.find('\n') == std::string::npos, name + ": the error line is split");
+    }
     fuzz::rejected(name + ": " + broken.rule);
     return 0;
   }

@@ -7,6 +7,7 @@
 #include "sim/cli/command_options.h"
 #include "sim/input/experiment_file.h"
 #include "sim/input/option_schema.h"
+#include "sim/input/toml_screen.h"
 
 namespace pipegrid::input {
 namespace {
@@ -166,6 +167,46 @@ TEST(ExperimentFile, NonAsciiOnlyWhereToml3_3ReadsItSafely) {
   EXPECT_EQ(keys["a"]["é"]["b"].value_or(std::string()), "é");
   EXPECT_EQ(keys["é"]["x"]["k"][2].value_or(std::string()), "é\"\"");
   EXPECT_EQ(keys["é"]["x"]["t"]["b"]["é"].value_or(0), 2);
+}
+
+TEST(ExperimentFile, NestingDeeperThanTomlScreenAllowsIsRefused) {
+  // toml++ 3.3 builds and frees its tree recursively: a key of tens of thousands of dotted parts
+  // overflowed the stack. Each dotted part, [table] header part, array and inline table is a level.
+  const auto parse_error = [](const std::string& text) {
+    return test_support::error_of([&] { parse_toml(text, "exp.toml"); });
+  };
+  const auto parts = [](int n) {
+    std::string key = "a";
+    for (int k = 1; k < n; ++k) key += ".a";
+    return key;
+  };
+  const std::string too_deep = fmt::format(
+      "nested deeper than {} levels (each part of a dotted key or [table] header, each array and inline table is one)",
+      kMaxTomlDepth);
+  ASSERT_EQ(kMaxTomlDepth, 64);
+  EXPECT_EQ(parse_error(parts(64) + " = 1\n"), "");
+  EXPECT_EQ(parse_error(parts(65) + " = 1\n"), "exp.toml:1:129: " + too_deep);  // the 65th part, 1 + 2 x 64
+  EXPECT_EQ(parse_error("[" + parts(64) + "]\n"), "");
+  EXPECT_EQ(parse_error("[" + parts(65) + "]\n"), "exp.toml:1:130: " + too_deep);
+  EXPECT_EQ(parse_error("[" + parts(65000) + "]\n"), "exp.toml:1:130: " + too_deep);
+  // Under a header, a key adds its parts to the header's: 32 + 33.
+  EXPECT_EQ(parse_error("[" + parts(32) + "]\n" + parts(32) + " = 1\n"), "");
+  EXPECT_EQ(parse_error("[" + parts(32) + "]\n" + parts(33) + " = 1\n"), "exp.toml:2:65: " + too_deep);
+  // Quoted parts count as bare ones do.
+  EXPECT_EQ(parse_error(parts(64) + ".\"a\" = 1\n"), "exp.toml:1:129: " + too_deep);
+  // Arrays and inline tables nest below their key: `a` is level 1, its array too, each inner one more.
+  EXPECT_EQ(parse_error("a = " + std::string(64, '[') + std::string(64, ']') + "\n"), "");
+  EXPECT_EQ(parse_error("a = " + std::string(65, '[') + std::string(65, ']') + "\n"), "exp.toml:1:69: " + too_deep);
+  std::string tables = "a = ", closing;
+  for (int k = 1; k < 64; ++k) tables += "{b = ", closing += "}";
+  EXPECT_EQ(parse_error(tables + "1" + closing + "\n"), "");
+  EXPECT_EQ(parse_error(tables + "{b = 1}" + closing + "\n"), "exp.toml:1:" + std::to_string(5 + 63 * 5 + 1) + ": " + too_deep);
+  // An inline table's dotted keys and an array's tables count too, and a line's depth ends with it.
+  EXPECT_EQ(parse_error("a = [{" + parts(62) + " = 1}]\n"), "");
+  EXPECT_EQ(parse_error("a = [{" + parts(63) + " = 1}]\n"), "exp.toml:1:" + std::to_string(7 + 62 * 2) + ": " + too_deep);
+  EXPECT_EQ(parse_error(parts(64) + " = 1\n" + parts(64) + "b = 2\n"), "");
+  // pipegrid's own deepest file, a sweep's inline base, is far inside.
+  EXPECT_EQ(parse_error("base = { parallel = { pp = 4 }, sim.schedule = \"1f1b\" }\n"), "");
 }
 
 TEST(ExperimentFile, StableHashIsFnv1a) {

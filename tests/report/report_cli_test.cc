@@ -196,6 +196,40 @@ TEST(ReportCli, ADirectoryThatIsMissingOrHoldsNothingIsOneLine) {
   EXPECT_FALSE(fs::exists(dir + "/report.html"));
 }
 
+TEST(ReportCli, NamesHoldingACommaAQuoteOrALineBreakAreQuotedAndReadBack) {
+  // SimGrid takes any id; pipegrid once wrote them into trace.csv and links.csv unquoted, and the
+  // report then failed to read its own files. RFC 4180 quoting (common/csv_text.h) both ways.
+  std::string xml = read_file(kStar);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"gpu0", "\"gpu,0"},
+                                 {"\"gpu1", "\"gpu&quot;1&quot;"},
+                                 {"\"gpu2", "\"gpu&#10;2"}})
+    for (auto at = xml.find(from); at != std::string::npos; at = xml.find(from, at + to.size()))
+      xml.replace(at, from.size(), to);
+  const std::string dir = test_support::fresh_dir("report-odd-names");
+  const std::string platform = dir + "/../odd-names-" + std::to_string(getpid()) + ".xml";
+  std::ofstream(platform) << xml;
+  const auto run = run_pipegrid("simulate --platform " + platform +
+                                " --schedule 1f1b --pp 4 --microbatches 2 --p2p-bytes 1e6 --link-timeline --out " + dir);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The first rows as RFC 4180 writes them: a comma or a line break quoted, a quote doubled.
+  const std::string trace = read_file(dir + "/trace.csv");
+  EXPECT_NE(trace.find("\n0,\"gpu,0\",0,0,0,0,compute,F,0,0,,0,0,1,0,\n"), std::string::npos);
+  EXPECT_NE(trace.find(",comm,p2p,0,0,\"gpu\"\"1\"\"\",1000000,"), std::string::npos);
+  EXPECT_NE(trace.find("\n2,\"gpu\n2\",0,0,0,2,compute,F,2,0,"), std::string::npos);
+  EXPECT_NE(read_file(dir + "/links.csv").find("\n\"gpu\n2-port\",port,1000000000,0.001,SPLITDUPLEX,"),
+            std::string::npos);
+  EXPECT_NE(read_file(dir + "/links_timeline.csv").find("\n\"gpu\"\"1\"\"-port\",UP,"), std::string::npos);
+  // trace.json stays JSON, the names in it whole.
+  const auto events = nlohmann::json::parse(read_file(dir + "/trace.json"))["traceEvents"];
+  EXPECT_EQ(events[3]["args"]["name"], "gpu\"1\" compute (tp 0, dp 0, pp 1)");
+  const std::string page = report_of(dir);
+  EXPECT_NE(page.find("gpu,0-port"), std::string::npos);
+  EXPECT_NE(page.find("gpu&quot;1&quot;-port"), std::string::npos);
+  EXPECT_NE(page.find("gpu\n2-port"), std::string::npos);
+  EXPECT_EQ(count(page, "<title>F, stage"), 4u * 2);  // every rank's bars read from trace.csv
+  fs::remove(platform);
+}
+
 TEST(ReportCli, AMalformedFileIsNamedInOneLine) {
   const std::string dir = test_support::fresh_dir("report-malformed");
   std::ofstream(dir + "/summary.json") << "{";
