@@ -151,13 +151,20 @@ std::string unreadable_by_toml(std::string_view text) {
       } else {
         // A date or time: toml++ reads one past the blank that may join a date to its time, and past
         // the line's end when the time is malformed (`d=4562-05-27 0` then `"é` on the next line, found
-        // by tests/fuzz/experiment_toml). No pipegrid option takes a date, so none is read.
+        // by tests/fuzz/experiment_toml). It takes a value for a date when its first ten characters
+        // other than underscores have '-' fifth and eighth, whatever the others are (`456N-05-27 0`,
+        // found by the same harness): so does the screen. No pipegrid option takes a date, so none is read.
         const auto digits = [&](std::size_t count) {
           for (std::size_t k = 0; k < count; ++k)
             if (i + k >= text.size() || text[i + k] < '0' || text[i + k] > '9') return false;
           return true;
         };
-        if ((digits(4) && i + 4 < text.size() && text[i + 4] == '-') ||
+        std::string head;  // the value's first characters as toml++ collects them
+        for (std::size_t k = i; k < text.size() && head.size() < 10; ++k) {
+          if (std::string_view(" \t\r\n]},#").find(text[k]) != std::string_view::npos) break;
+          if (text[k] != '_') head += text[k];
+        }
+        if ((digits(1) && head.size() >= 8 && head[4] == '-' && head[7] == '-') ||
             (digits(2) && i + 2 < text.size() && text[i + 2] == ':'))
           return where("a date or time, which no pipegrid option takes");
         // A number or boolean, which toml++ scans to the next blank, ']', '}', ',' or '#'.
