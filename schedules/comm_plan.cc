@@ -41,14 +41,24 @@ void add_batch(std::vector<CommBatch>& batches, std::size_t before, CommWait wai
 // before whatever the reader places next. Every comm action is its own batch, waited at its use
 // (_PipelineScheduleRuntime: a receive before the op that reads it, the sends at the end of the step).
 // Both ranks of a pair thus post their messages in one order, so nothing can cross.
+//
+// PyTorch visits every rank in every round, O(ranks) a round, and a pipeline of p stages with one
+// micro-batch takes ~p rounds (one backward a round): O(p^2), a minute at p = 10^5. A rank's next op
+// can only become ready when the rank placed its previous one or received a result, so each round
+// visits only those ranks, still in rank order — the same placements in the same order, linear work.
 void lower_torch(Schedule& s) {
   std::vector<std::size_t> next(s.ranks, 0);
   std::vector<std::set<std::size_t>> arrived(s.ranks);  // results each rank has received or computed
   const ResultIndex index(s.num_stages(), s.microbatches);
   std::size_t left = s.num_ops();
+  std::set<int> this_round, next_round;  // the ranks to visit, in rank order
+  for (int rank = 0; rank < s.ranks; ++rank) this_round.insert(rank);
   while (left > 0) {
-    bool progress = false;
-    for (int rank = 0; rank < s.ranks; ++rank) {
+    if (this_round.empty())
+      throw std::logic_error(fmt::format("lower {}: no rank can place its next op (the schedule deadlocks)", s.name));
+    while (!this_round.empty()) {
+      const int rank = *this_round.begin();
+      this_round.erase(this_round.begin());
       if (next[rank] == s.programs[rank].size()) continue;
       const Op& op = s.programs[rank][next[rank]];
       bool ready = true;
@@ -58,7 +68,7 @@ void lower_torch(Schedule& s) {
         if (in && op[i].kind != Kind::W && in->stage != op[i].stage && !arrived[rank].contains(index(*in)))
           ready = false;
       }
-      if (!ready) continue;
+      if (!ready) continue;  // visited again once a result reaches it
       for (int i = 0; i < op.size(); ++i)
         if (const auto out = output_of(op[i])) {
           const int reader = reader_stage(s.layout, *out);
@@ -71,13 +81,14 @@ void lower_torch(Schedule& s) {
           add_batch(s.comms[rank], next[rank] + 1, CommWait::AtUse, {send_of(*out)});
           add_batch(s.comms[to], next[to], CommWait::AtUse, {receive_of(s.layout, *out)});
           arrived[to].insert(index(*out));
+          // A rank after this one in the round is still to be visited in it; one before, in the next.
+          (to > rank ? this_round : next_round).insert(to);
         }
       ++next[rank];
       --left;
-      progress = true;
+      next_round.insert(rank);
     }
-    if (!progress)
-      throw std::logic_error(fmt::format("lower {}: no rank can place its next op (the schedule deadlocks)", s.name));
+    std::swap(this_round, next_round);
   }
 }
 
