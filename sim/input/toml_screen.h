@@ -14,11 +14,11 @@ namespace pipegrid::input {
 /// inline `base = { parallel = { pp = 4 } }`).
 inline constexpr int kMaxTomlDepth = 64;
 
-/// "LINE:COLUMN: rule" for a key or value nested deeper than kMaxTomlDepth, for the first non-ASCII character outside strings and comments, or for a date
-/// or time (malformed ones are read past the end of their line, and no option takes one); "" when the
-/// text is safe. toml++ 3.3 asks of most non-ASCII characters whether they are whitespace and reaches
-/// __builtin_unreachable (upstream issues 190 and 295); the scan follows TOML's grammar far enough to
-/// know where a string can open.
+/// "LINE:COLUMN: rule" for a key or value nested deeper than kMaxTomlDepth, for the first non-ASCII
+/// character outside strings and comments, or for a date or time (malformed ones are read past the end
+/// of their line, and no option takes one); "" when the text is safe. toml++ 3.3 asks of most non-ASCII
+/// characters whether they are whitespace and reaches __builtin_unreachable (upstream issues 190 and
+/// 295); the scan follows TOML's grammar far enough to know where a string can open.
 std::string unreadable_by_toml(std::string_view text);
 
 }  // namespace pipegrid::input
