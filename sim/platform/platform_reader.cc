@@ -42,7 +42,7 @@ void Reader::read_platform(const pugi::xml_node& platform) {
       read_config(child);
     } else if (name == "zone" || name == "AS") {
       zones_seen = true;
-      read_zone(child, -1);
+      read_zone(child, -1, 1);
     } else if (name == "cluster") {
       zones_seen = true;
       read_cluster(child, -1);
@@ -81,21 +81,29 @@ int Reader::add_zone(const pugi::xml_node& node, const std::string& id, const st
   zone_lines_.emplace(id, source_.line_of(node));
   if (facts_.routing.empty()) facts_.routing = routing;
   const int index = static_cast<int>(facts_.zones.size());
-  facts_.zones.push_back({id, routing, source_.line_of(node)});
-  zone_parent_.push_back(parent);
+  facts_.zones.push_back({id, routing, source_.line_of(node), parent, {}, false});
   zone_index_.emplace(id, index);
   return index;
 }
 
-void Reader::read_zone(const pugi::xml_node& zone, int parent) {
+// Checked before going one zone deeper, so that the reader's own recursion is bounded too.
+void Reader::check_depth(const pugi::xml_node& zone, int depth) const {
+  if (depth > kMaxZoneDepth)
+    source_.fail(zone, fmt::format("<{} id=\"{}\">: zones nest more than {} deep; SimGrid 3.32's parser corrupts its "
+                                   "memory on deep nesting (platforms/README.md)",
+                                   zone.name(), zone.attribute("id").value(), kMaxZoneDepth));
+}
+
+// `depth` counts the zones from the outermost (1) to this one.
+void Reader::read_zone(const pugi::xml_node& zone, int parent, int depth) {
   const std::string routing = check_routing(zone);
   if (std::find(std::begin(kDeclaredRoutings), std::end(kDeclaredRoutings), routing) == std::end(kDeclaredRoutings))
     facts_.routes_declared = false;
   const int index = add_zone(zone, zone.attribute("id").value(), routing, parent);
   for (const pugi::xml_node& child : zone.children()) {
     const std::string_view name = child.name();
-    if (name == "zone" || name == "AS") read_zone(child, index);
-    else if (name == "cluster") read_cluster(child, index);
+    if (name == "zone" || name == "AS") check_depth(child, depth + 1), read_zone(child, index, depth + 1);
+    else if (name == "cluster") check_depth(child, depth + 1), read_cluster(child, index);
     else if (name == "host") read_host(child, index);
     else if (name == "router") add_netpoint(child, index);
     else if (name == "link") read_link(child);
@@ -196,7 +204,8 @@ void Reader::read_host(const pugi::xml_node& node, int zone) {
     if (!node.attribute(profile).empty()) {
       const bool state = std::string_view(profile) == "state_file";
       add_profile(node, id, state ? ProfileOf::HostState : ProfileOf::HostSpeed,
-                  read_profile_file(node, "host " + id, profile, state ? ProfileKind::State : ProfileKind::Speed));
+                  read_profile_file(node, "host " + id, profile, state ? ProfileKind::State : ProfileKind::Speed),
+                  fmt::format("{} {}", profile, node.attribute(profile).value()));
     }
   for (const pugi::xml_node& prop : node.children("prop"))
     host.props[prop.attribute("id").value()] = {prop.attribute("value").value(), source_.line_of(prop)};
@@ -235,12 +244,24 @@ void Reader::read_link(const pugi::xml_node& node) {
                                      "link; give a state_file to SHARED or FATPIPE links",
                                      link.name));
     add_profile(node, link.name, ProfileOf::LinkState,
-                read_profile_file(node, "link " + link.name, "state_file", ProfileKind::State));
+                read_profile_file(node, "link " + link.name, "state_file", ProfileKind::State),
+                fmt::format("state_file {}", node.attribute("state_file").value()));
   }
-  for (const auto& [attribute, kind] : {std::pair{"bandwidth_file", ProfileKind::Bandwidth},
-                                        std::pair{"latency_file", ProfileKind::Latency}})
-    if (!node.attribute(attribute).empty())
-      read_profile_file(node, fmt::format("link {}", link.name), attribute, kind);
+  if (!node.attribute("bandwidth_file").empty())
+    add_profile(node, link.name, ProfileOf::LinkBandwidth,
+                read_profile_file(node, "link " + link.name, "bandwidth_file", ProfileKind::Bandwidth),
+                fmt::format("bandwidth_file {}", node.attribute("bandwidth_file").value()));
+  if (!node.attribute("latency_file").empty()) {
+    read_profile_file(node, "link " + link.name, "latency_file", ProfileKind::Latency);
+    // NetworkCm02Link::set_latency adds the change to the sharing penalty of every flow on the link:
+    // a flow still paying its latency (penalty 0, not sharing yet) starts sharing early, and one whose
+    // penalty falls to 0 stops. Measured: 1 ms to 0 at t = 1.0005 s, inside a 1 ms latency, froze the
+    // flow: a false deadlock at t = 2 s.
+    source_.fail(node, fmt::format("link {}: latency_file {}: SimGrid 3.32 cannot change a latency under a flow "
+                                   "that crosses the link (the flow stalls: a false deadlock); pipegrid refuses "
+                                   "latency profiles: give the link the latency it should have",
+                                   link.name, node.attribute("latency_file").value()));
+  }
   link.sharing_policy = node.attribute("sharing_policy").as_string("SHARED");
   if (link.sharing_policy == "FULLDUPLEX") link.sharing_policy = "SPLITDUPLEX";  // SimGrid's old spelling
   if (link.sharing_policy == "WIFI")

@@ -18,6 +18,13 @@
 
 namespace pipegrid::platform {
 
+/// How deep zones (<zone>, <AS>, a <cluster> in a zone) may nest. SimGrid 3.32's XML parser writes
+/// past its heap once elements nest 500 deep (simgrid_dtd.c: ck_ilimit grows its index stack, two
+/// ints per open element, by bytes instead of ints; measured: 496 zones clean under valgrind, 497
+/// invalid writes, 498 an abort), and the reader's recursion must be bounded too; real platforms nest
+/// a few zones (platforms/README.md, "What the reader refuses").
+inline constexpr int kMaxZoneDepth = 100;
+
 // Reads the zones' elements into facts, remembering the route elements for a second pass: a route
 // may only be checked once every netpoint and link is known.
 class Reader {
@@ -30,7 +37,8 @@ class Reader {
   // Zones and what they hold (platform_reader.cc).
   std::string check_routing(const pugi::xml_node& zone);
   int add_zone(const pugi::xml_node& node, const std::string& id, const std::string& routing, int parent);
-  void read_zone(const pugi::xml_node& zone, int parent);
+  void check_depth(const pugi::xml_node& zone, int depth) const;
+  void read_zone(const pugi::xml_node& zone, int parent, int depth);
   void need_cluster_routing(const pugi::xml_node& node, const std::string& routing) const;
   void read_cluster(const pugi::xml_node& node, int parent);
   void read_cabinet(const pugi::xml_node& node, int zone, const std::string& routing);
@@ -51,7 +59,8 @@ class Reader {
                                 ProfileKind kind);
   void read_trace(const pugi::xml_node& node);
   void read_trace_connect(const pugi::xml_node& node);
-  void add_profile(const pugi::xml_node& node, const std::string& resource, ProfileOf of, std::string text);
+  void add_profile(const pugi::xml_node& node, const std::string& resource, ProfileOf of, std::string text,
+                   std::string source);
 
   // Routes, read once every netpoint and link is known (reader_routes.cc).
   void read_route(const pugi::xml_node& node, int zone);
@@ -73,7 +82,6 @@ class Reader {
   std::map<std::string, int> netpoint_lines_;
   std::map<std::string, int> zone_lines_;
   std::unordered_map<std::string, int> zone_index_;
-  std::vector<int> zone_parent_;  // per zone, -1 for the outermost
   std::map<std::string, int> link_lines_;
   std::map<std::pair<std::string, std::string>, int> route_lines_;
 };

@@ -75,8 +75,10 @@ void Reader::read_trace_connect(const pugi::xml_node& node) {
   const std::string what = fmt::format("<trace_connect kind=\"{}\">", kind);
   if (kind == "LINK_AVAIL" || kind == "BANDWIDTH" || kind == "LATENCY")
     source_.fail(node, fmt::format("{}: SimGrid 3.32 cannot connect a trace to a link (the link is sealed first); "
-                                   "give the link a {}",
-                                   what, kind == "LINK_AVAIL" ? "state_file" : "bandwidth_file or latency_file"));
+                                   "{}",
+                                   what, kind == "LINK_AVAIL"  ? "give the link a state_file"
+                                         : kind == "BANDWIDTH" ? "give the link a bandwidth_file"
+                                                               : "and pipegrid refuses latency profiles"));
   if (kind != "SPEED" && kind != "HOST_AVAIL")
     source_.fail(node, fmt::format("{}: kind must be SPEED, HOST_AVAIL, BANDWIDTH, LATENCY or LINK_AVAIL", what));
   const std::string trace = node.attribute("trace").value(), host = node.attribute("element").value();
@@ -85,17 +87,21 @@ void Reader::read_trace_connect(const pugi::xml_node& node) {
   const bool speed = kind == "SPEED";
   if (const std::string rule = profile_rule(it->second, speed ? ProfileKind::Speed : ProfileKind::State); !rule.empty())
     source_.fail(node, fmt::format("{}: trace {}: {}", what, trace, rule));
-  add_profile(node, host, speed ? ProfileOf::HostSpeed : ProfileOf::HostState, it->second);
+  add_profile(node, host, speed ? ProfileOf::HostSpeed : ProfileOf::HostState, it->second, "trace " + trace);
   connected_hosts_.emplace_back(node, host);
 }
 
 // SimGrid 3.32 asserts on a second profile of one kind on one resource.
-void Reader::add_profile(const pugi::xml_node& node, const std::string& resource, ProfileOf of, std::string text) {
+void Reader::add_profile(const pugi::xml_node& node, const std::string& resource, ProfileOf of, std::string text,
+                         std::string source) {
   for (const ResourceProfile& other : facts_.resource_profiles)
     if (other.resource == resource && other.of == of)
       source_.fail(node, fmt::format("{}: a second {} profile (the first at line {})", resource,
-                                     of == ProfileOf::HostSpeed ? "speed" : "state", other.line));
-  facts_.resource_profiles.push_back({resource, of, std::move(text), source_.line_of(node)});
+                                     of == ProfileOf::HostSpeed       ? "speed"
+                                     : of == ProfileOf::LinkBandwidth ? "bandwidth"
+                                                                      : "state",
+                                     other.line));
+  facts_.resource_profiles.push_back({resource, of, std::move(text), source_.line_of(node), std::move(source)});
 }
 
 }  // namespace pipegrid::platform

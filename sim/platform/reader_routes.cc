@@ -30,6 +30,8 @@ void Reader::read_route(const pugi::xml_node& node, int zone) {
   // A route from a host to itself (a loopback) is its own way back.
   if (route.symmetrical && route.src != route.dst) declare_once(node, route.dst, route.src, what);
   route.links = link_uses(node, what);
+  facts_.zones[zone].route_ends.insert(route.src);
+  facts_.zones[zone].route_ends.insert(route.dst);
   facts_.routes.push_back(std::move(route));
 }
 
@@ -51,7 +53,7 @@ std::vector<LinkUse> Reader::link_uses(const pugi::xml_node& node, const std::st
 }
 
 bool Reader::zone_within(int zone, int ancestor) const {
-  for (; zone >= 0; zone = zone_parent_[zone])
+  for (; zone >= 0; zone = facts_.zones[zone].parent)
     if (zone == ancestor) return true;
   return false;
 }
@@ -67,11 +69,12 @@ void Reader::read_zone_route(const pugi::xml_node& node, int zone) {
     for (const std::string& end : {src, dst})
       if (!netpoint_lines_.contains(end)) source_.fail(node, fmt::format("{}: no host or router {}", what, end));
     link_uses(node, what);
+    facts_.zones[zone].bypass = true;
     return;
   }
   for (const auto& [end, gateway_attribute] : {std::pair{src, "gw_src"}, std::pair{dst, "gw_dst"}}) {
     const auto found = zone_index_.find(end);
-    if (found == zone_index_.end() || zone_parent_[found->second] != zone)
+    if (found == zone_index_.end() || facts_.zones[found->second].parent != zone)
       source_.fail(node, fmt::format("{}: no zone {} in zone {} (a zone route joins two zones of the zone that "
                                      "declares it)",
                                      what, end, facts_.zones[zone].id));
@@ -86,8 +89,15 @@ void Reader::read_zone_route(const pugi::xml_node& node, int zone) {
   }
   if (element == "zoneRoute" || element == "ASroute") {
     const std::string symmetrical = node.attribute("symmetrical").as_string("YES");
+    const bool both_ways = symmetrical == "YES" || symmetrical == "yes";
     declare_once(node, src, dst, what);
-    if (symmetrical == "YES" || symmetrical == "yes") declare_once(node, dst, src, what);
+    if (both_ways) declare_once(node, dst, src, what);
+    facts_.zones[zone].route_ends.insert(src);
+    facts_.zones[zone].route_ends.insert(dst);
+    facts_.zone_routes.push_back(
+        {src, dst, node.attribute("gw_src").value(), node.attribute("gw_dst").value(), both_ways, zone});
+  } else {
+    facts_.zones[zone].bypass = true;
   }
   link_uses(node, what);
 }
