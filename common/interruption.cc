@@ -150,4 +150,9 @@ void forget(int handle) {
   slots[static_cast<std::size_t>(handle)] = Slot{};
 }
 
+void forget_all_after_fork() {
+  // Only the kinds: the texts stay allocated (a copy of the parent's) until the slot is filled again.
+  for (Slot& slot : slots) slot.kind = Kind::Empty;
+}
+
 }  // namespace pipegrid::interruption

@@ -34,5 +34,9 @@ int unlink_on_interrupt(const std::string& path);
 int kill_group_on_interrupt(int pgid);
 /// Empties a slot (the file was renamed into place, the children ended). A handle of -1 is ignored.
 void forget(int handle);
+/// In a child just forked: empties every slot, for the parent's last words are not the child's (a
+/// forked sweep run must not signal its siblings or write the sweep's files). Async-signal-safe (it
+/// frees nothing), so it may run between fork and exec; call it with the signals blocked.
+void forget_all_after_fork();
 
 }  // namespace pipegrid::interruption

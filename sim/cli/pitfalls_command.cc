@@ -66,8 +66,12 @@ bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::Lesson
   // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its
   // own DIR/report.html, with lesson.json already there.
   if (ctx.report) args.emplace_back("--report");
-  const ChildOutcome outcome =
-      run_child(ctx.binary, args, lesson.dir, dir / "stdout.txt", dir / "stderr.txt", ctx.timeout);
+  const ChildOutcome outcome = run_child({.binary = ctx.binary,
+                                          .args = std::move(args),
+                                          .cwd = lesson.dir,
+                                          .out_file = dir / "stdout.txt",
+                                          .err_file = dir / "stderr.txt",
+                                          .timeout_seconds = ctx.timeout});
   const bool as_expected = !outcome.timed_out && outcome.exit_code == setup.expected_exit;
   std::string verdict;
   if (outcome.timed_out)

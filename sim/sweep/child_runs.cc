@@ -1,9 +1,7 @@
 #include "sim/sweep/child_runs.h"
 #include "sim/output/output_files.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <iostream>
@@ -34,15 +32,18 @@ void ChildExits::wait(std::chrono::milliseconds timeout) const {
 }
 
 pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment, const std::filesystem::path& dir,
-                const sigset_t& mask) {
+                ChildGroups& groups, const sigset_t& mask) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);  // or the child would write this process's buffered output again
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("sweep: cannot start a run: {}", std::strerror(errno)));
+  pid_t pid = 0;
+  try {
+    pid = groups.fork_child(&mask);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("sweep: cannot start a run: {}", e.what()));
+  }
   if (pid > 0) return pid;
 
-  pthread_sigmask(SIG_SETMASK, &mask, nullptr);
   const auto redirect = [](const std::filesystem::path& file, int fd) {
     const int opened = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (opened < 0 || dup2(opened, fd) < 0) _exit(kExitInternalError);

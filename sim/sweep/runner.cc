@@ -194,6 +194,9 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::size_t next = 0;
   const int jobs = std::max(1, options.jobs);
   const ChildExits child_exits;
+  // The runs end with the sweep: SIGINT and SIGTERM are passed on to their group, SIGKILL reaches them
+  // as their PDEATHSIG. One group for all: a run starts no process of its own (common/child_groups.h).
+  ChildGroups children(Grouping::Shared);
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
       const Configuration* c = todo[next++];
@@ -206,7 +209,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
       output::write_json(dir.string(), output::OutputFile::RunInputs, inputs_now[c->id]);
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
       running.push_back({c,
-                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir,
+                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir, children,
                                    child_exits.original_mask()),
                          Clock::now()});
       log::sweep().debug("run {} started: {} (configuration {} of {}, pid {})", c->id, configuration_text(*c, spec.axes),
@@ -216,6 +219,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
+      children.reaped(pid);
       const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == pid; });
       if (it == running.end()) continue;
       const double seconds = std::chrono::duration<double>(Clock::now() - it->started).count();

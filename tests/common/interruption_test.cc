@@ -86,6 +86,12 @@ TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
   static int told_fd;
   told_fd = told[1];
   const int status = child_signalled(SIGTERM, [&] {
+    // SIGTERM held back until the grandchild has its own handler: with the inherited one (the child's
+    // last words) it would end without telling.
+    sigset_t term, before;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &before);
     const pid_t grandchild = fork();
     if (grandchild == 0) {
       setpgid(0, 0);
@@ -93,8 +99,10 @@ TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
         (void)!write(told_fd, "T", 1);
         _exit(0);
       });
+      sigprocmask(SIG_SETMASK, &before, nullptr);
       for (;;) pause();
     }
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     setpgid(grandchild, grandchild);
     kill_group_on_interrupt(grandchild);
     write_on_interrupt(dir + "/done", [](int) { return "written after the group was signalled"; });
