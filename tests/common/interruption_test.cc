@@ -2,6 +2,7 @@
 // what the child left behind, as a user's shell would after Ctrl-C or `kill`.
 #include "common/interruption.h"
 
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -78,6 +79,33 @@ TEST(Interruption, AForgottenSlotIsNotCarriedOut) {
   EXPECT_EQ(slurp(dir + "/renamed.csv"), "complete");
 }
 
+TEST(Interruption, TheLineIsSaidOnStderrOnceTheFileIsWritten) {
+  const std::string dir = fresh_dir("interruption-say");
+  const std::string err = dir + "/stderr";
+  const int status = child_signalled(SIGINT, [&] {
+    const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDERR_FILENO);
+    // Filled before the file's slot; carried out after it, kind by kind.
+    say_on_interrupt([&](int s) { return std::string("pipegrid: interrupted by ") + signal_name(s) + "\n"; });
+    write_on_interrupt(dir + "/status.json", [](int s) { return std::string("interrupted by ") + signal_name(s); });
+  });
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted by SIGINT");
+  EXPECT_EQ(slurp(err), "pipegrid: interrupted by SIGINT\n");
+}
+
+TEST(Interruption, InstallPutsTheHandlersBackAfterALibraryReplacedThem) {
+  const std::string dir = fresh_dir("interruption-again");
+  const int status = child_signalled(SIGINT, [&] {
+    write_on_interrupt(dir + "/status.json", [](int) { return std::string("interrupted"); });
+    // As SimGrid's engine does when it is made: its own handler, which exit(1)s.
+    std::signal(SIGINT, [](int) { _exit(1); });
+    install();
+  });
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted");
+}
+
 TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
   const std::string dir = fresh_dir("interruption-group");
   // The grandchild says which signal reached it down this pipe, then ends.
@@ -85,6 +113,9 @@ TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
   ASSERT_EQ(pipe(told), 0);
   static int told_fd;
   told_fd = told[1];
+  // The grandchild says it is ready — its handler in place — down this one, before the child does.
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
   const int status = child_signalled(SIGTERM, [&] {
     const pid_t grandchild = fork();
     if (grandchild == 0) {
@@ -93,9 +124,12 @@ TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
         (void)!write(told_fd, "T", 1);
         _exit(0);
       });
+      (void)!write(ready[1], "g", 1);
       for (;;) pause();
     }
     setpgid(grandchild, grandchild);
+    char byte = 0;
+    (void)!read(ready[0], &byte, 1);
     kill_group_on_interrupt(grandchild);
     write_on_interrupt(dir + "/done", [](int) { return "written after the group was signalled"; });
   });
