@@ -1,7 +1,6 @@
 #include "common/interruption.h"
 
 #include <array>
-#include <atomic>
 #include <cstring>
 #include <fcntl.h>
 #include <stdexcept>
@@ -11,19 +10,19 @@ namespace pipegrid::interruption {
 
 namespace {
 
-enum class Kind { Empty, Write, Unlink, KillGroup };
+// In the order the handler carries them out.
+enum class Kind { Empty, KillGroup, Unlink, Write, Say };
 
 // A slot's texts are fixed when it is filled; the handler reads only C strings and ints from it.
 struct Slot {
   Kind kind = Kind::Empty;
   std::string path;
   std::string temp;  // path.interrupted, where a Write goes before its rename
-  std::array<std::string, std::size(kSignals)> content;
+  std::array<std::string, std::size(kSignals)> content;  // a Write's file, a Say's line
   int pgid = 0;
 };
 
 std::array<Slot, kSlots> slots;
-std::atomic<bool> installed{false};
 
 // Blocks kSignals for the life of one edit of the slots.
 class SignalsBlocked {
@@ -59,28 +58,36 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-// Async-signal-safe: only syscalls on texts prepared beforehand.
+void carry_out(const Slot& slot, int at, int signal) {
+  switch (slot.kind) {
+    case Kind::KillGroup:
+      kill(-slot.pgid, signal);
+      break;
+    case Kind::Unlink:
+      unlink(slot.path.c_str());
+      break;
+    case Kind::Write: {
+      const int fd = open(slot.temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) break;
+      write_all(fd, slot.content[at]);
+      if (close(fd) == 0) rename(slot.temp.c_str(), slot.path.c_str());
+      break;
+    }
+    case Kind::Say:
+      write_all(STDERR_FILENO, slot.content[at]);
+      break;
+    case Kind::Empty:
+      break;
+  }
+}
+
+// Async-signal-safe: only syscalls on texts prepared beforehand. Kind by kind, so that the children
+// are told first and the user last, when the files say what the line says.
 void last_words(int signal) {
   const int at = signal_index(signal);
-  for (const Slot& slot : slots) {
-    switch (slot.kind) {
-      case Kind::KillGroup:
-        kill(-slot.pgid, signal);
-        break;
-      case Kind::Unlink:
-        unlink(slot.path.c_str());
-        break;
-      case Kind::Write: {
-        const int fd = open(slot.temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0) break;
-        write_all(fd, slot.content[at]);
-        if (close(fd) == 0) rename(slot.temp.c_str(), slot.path.c_str());
-        break;
-      }
-      case Kind::Empty:
-        break;
-    }
-  }
+  for (Kind kind : {Kind::KillGroup, Kind::Unlink, Kind::Write, Kind::Say})
+    for (const Slot& slot : slots)
+      if (slot.kind == kind) carry_out(slot, at, signal);
 }
 
 void on_signal(int signal) {
@@ -112,7 +119,6 @@ const char* signal_name(int signal) {
 }
 
 void install() {
-  if (installed.exchange(true)) return;
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
@@ -141,6 +147,13 @@ int kill_group_on_interrupt(int pgid) {
   Slot slot;
   slot.kind = Kind::KillGroup;
   slot.pgid = pgid;
+  return fill(std::move(slot));
+}
+
+int say_on_interrupt(const std::function<std::string(int signal)>& render) {
+  Slot slot;
+  slot.kind = Kind::Say;
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) slot.content[i] = render(kSignals[i]);
   return fill(std::move(slot));
 }
 

@@ -1,4 +1,5 @@
 #include "sim/cli/pitfalls_command.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 
 #include <algorithm>
@@ -60,7 +61,7 @@ struct RunContext {
 bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::LessonText& text, const RunContext& ctx) {
   const fs::path dir = ctx.out / setup.name;
   // lesson.json first, so that a report the run itself writes finds it.
-  std::ofstream(path(dir, output::OutputFile::Lesson)) << run::lesson_json(lesson, setup, text);
+  output::write_atomically(path(dir, output::OutputFile::Lesson), run::lesson_json(lesson, setup, text));
   std::vector<std::string> args = setup.args;
   args.insert(args.end(), {"--out", dir.string(), "--log-level", ctx.log_level});
   // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "common/input_error.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 #include "sim/output/summary.h"
 
@@ -13,14 +13,6 @@ namespace pipegrid::output {
 using namespace sim;
 
 namespace {
-
-std::FILE* open_csv(const std::string& dir, OutputFile file) {
-  const std::string path = output_path(dir, file);
-  std::FILE* out = std::fopen(path.c_str(), "w");
-  if (!out) throw InputError(fmt::format("--out: cannot write {}", path));
-  fmt::print(out, "{}", csv_header(file));
-  return out;
-}
 
 // links.csv and links_timeline.csv need the links' loads over time.
 void require_link_load(const SimulationResult& result) {
@@ -33,25 +25,29 @@ void require_link_load(const SimulationResult& result) {
 
 void write_links_csv(const std::string& dir, const SimulationResult& result) {
   require_link_load(result);
-  std::FILE* out = open_csv(dir, OutputFile::Links);
+  AtomicFile csv(output_path(dir, OutputFile::Links));
+  std::FILE* out = csv.file();
+  fmt::print(out, "{}", csv_header(OutputFile::Links));
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
     fmt::print(out, "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", base, link_class(link.name), link.bandwidth,
                link.latency, link.sharing_policy, link.bytes, link.analytic_bytes, link.flows, link.busy_time,
                link.mean_utilization_busy(), link.peak_utilization(), link.peak_start, direction);
   }
-  std::fclose(out);
+  csv.commit();
 }
 
 void write_links_timeline_csv(const std::string& dir, const SimulationResult& result) {
   require_link_load(result);
-  std::FILE* out = open_csv(dir, OutputFile::LinksTimeline);
+  AtomicFile csv(output_path(dir, OutputFile::LinksTimeline));
+  std::FILE* out = csv.file();
+  fmt::print(out, "{}", csv_header(OutputFile::LinksTimeline));
   for (const LinkReport& link : result.links) {
     const auto [base, direction] = split_direction(link.name);
     for (const auto& [k, bytes] : link.windows)
       fmt::print(out, "{},{},{},{}\n", base, direction, static_cast<double>(k) * link.window, bytes);
   }
-  std::fclose(out);
+  csv.commit();
 }
 
 }  // namespace pipegrid::output

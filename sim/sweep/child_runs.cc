@@ -1,13 +1,15 @@
 #include "sim/sweep/child_runs.h"
-#include "sim/output/output_files.h"
 
 #include <cstdio>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include "common/exit_codes.h"
+#include "sim/output/atomic_file.h"
+#include "sim/output/output_files.h"
 
 namespace pipegrid::sweep {
 
@@ -49,8 +51,17 @@ pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment
     if (opened < 0 || dup2(opened, fd) < 0) _exit(kExitInternalError);
     close(opened);
   };
-  redirect(output::output_path(dir.string(), output::OutputFile::RunStdout), STDOUT_FILENO);
   redirect(dir / "stderr.txt", STDERR_FILENO);
+  // stdout.json whole or not at all (atomic_file.h): the summary goes to its temporary, put in place
+  // once the run has ended with every byte of it written.
+  std::optional<output::AtomicFile> stdout_json;
+  try {
+    stdout_json.emplace(output::output_path(dir.string(), output::OutputFile::RunStdout));
+  } catch (const std::exception& e) {
+    std::cerr << "pipegrid: error: " << e.what() << '\n';
+    _exit(kExitIoError);
+  }
+  if (dup2(stdout_json->fd(), STDOUT_FILENO) < 0) _exit(kExitInternalError);
   int code = kExitInternalError;
   try {
     code = run(experiment);
@@ -60,6 +71,13 @@ pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  try {
+    if (code == kExitIoError) stdout_json->discard();  // what stdout took may be cut short
+    else stdout_json->commit();
+  } catch (const std::exception& e) {
+    std::cerr << "pipegrid: error: " << e.what() << '\n';
+    code = kExitIoError;
+  }
   _exit(code);  // not exit(): the parent's objects (the open results file, …) are not the child's to finish
 }
 

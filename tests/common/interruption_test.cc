@@ -2,6 +2,7 @@
 // what the child left behind, as a user's shell would after Ctrl-C or `kill`.
 #include "common/interruption.h"
 
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -76,6 +77,33 @@ TEST(Interruption, AForgottenSlotIsNotCarriedOut) {
   const int status = child_signalled(SIGTERM, [&] { forget(unlink_on_interrupt(dir + "/renamed.csv")); });
   EXPECT_EQ(WEXITSTATUS(status), 143);
   EXPECT_EQ(slurp(dir + "/renamed.csv"), "complete");
+}
+
+TEST(Interruption, TheLineIsSaidOnStderrOnceTheFileIsWritten) {
+  const std::string dir = fresh_dir("interruption-say");
+  const std::string err = dir + "/stderr";
+  const int status = child_signalled(SIGINT, [&] {
+    const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDERR_FILENO);
+    // Filled before the file's slot; carried out after it, kind by kind.
+    say_on_interrupt([&](int s) { return std::string("pipegrid: interrupted by ") + signal_name(s) + "\n"; });
+    write_on_interrupt(dir + "/status.json", [](int s) { return std::string("interrupted by ") + signal_name(s); });
+  });
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted by SIGINT");
+  EXPECT_EQ(slurp(err), "pipegrid: interrupted by SIGINT\n");
+}
+
+TEST(Interruption, InstallPutsTheHandlersBackAfterALibraryReplacedThem) {
+  const std::string dir = fresh_dir("interruption-again");
+  const int status = child_signalled(SIGINT, [&] {
+    write_on_interrupt(dir + "/status.json", [](int) { return std::string("interrupted"); });
+    // As SimGrid's engine does when it is made: its own handler, which exit(1)s.
+    std::signal(SIGINT, [](int) { _exit(1); });
+    install();
+  });
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted");
 }
 
 TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
