@@ -23,8 +23,8 @@ void install();
 
 /// Last words are slots filled and emptied by the run while it goes on; the handler carries them out
 /// kind by kind — the children's groups signalled, the temporaries removed, the files written, the
-/// lines said — whatever order they were filled in. Each
-/// call blocks the two signals while it edits the slots, so the handler never sees one half-written.
+/// lines said — whatever order they were filled in. Each call blocks the two signals while it edits
+/// the slots, so the handler never sees one half-written.
 /// At most kSlots of each kind are live at once; one more is an internal error (std::logic_error).
 inline constexpr int kSlots = 64;
 
