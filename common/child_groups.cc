@@ -44,7 +44,12 @@ void settle_child(pid_t group, pid_t parent) {
   interruption::forget_all_after_fork();
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) _exit(kExitInternalError);
   // The parent may have died before the prctl: then no signal will come, and the child is an orphan.
-  if (getppid() != parent) _exit(interruption::exit_code(SIGTERM));
+  // It ends as the signal it holds says (the group's SIGINT, held since the fork), else as SIGTERM.
+  if (getppid() != parent) {
+    sigset_t pending;
+    sigpending(&pending);
+    _exit(interruption::exit_code(sigismember(&pending, SIGINT) == 1 ? SIGINT : SIGTERM));
+  }
 }
 
 }  // namespace
