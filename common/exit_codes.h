@@ -9,5 +9,7 @@ inline constexpr int kExitInputError = 2;      // bad user input: one line namin
 inline constexpr int kExitDeadlock = 3;        // the schedule deadlocks: a report of the cycle of waits
 inline constexpr int kExitPlatformFailed = 4;  // a resource of the platform went down during the run
 inline constexpr int kExitInternalError = 70;  // a broken invariant inside pipegrid (EX_SOFTWARE)
+inline constexpr int kExitIoError = 74;        // a write to stdout or an output file failed (EX_IOERR)
+// SIGINT and SIGTERM end a run with 128 + the signal, 130 and 143 (common/interruption.h).
 
 }  // namespace pipegrid

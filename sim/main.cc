@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "common/exit_codes.h"
+#include "common/interruption.h"
 #include "common/sanitizers.h"
+#include "common/standard_output.h"
 #include "sim/cli/app.h"
 
 namespace {
@@ -33,6 +35,12 @@ void on_fatal_signal(int signal) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything is printed or written: stdout through a buffer that keeps a failed write's
+  // reason (exit 74), and SIGINT and SIGTERM ending every command with 130 and 143 after its last
+  // words (a run's status.json, its temporaries: common/interruption.h). SIGPIPE keeps its default
+  // action: `pipegrid … | head -1` ends quietly, as `seq … | head -1` does.
+  pipegrid::watch_stdout();
+  pipegrid::interruption::install();
   // An exception thrown where none may escape (a destructor, a noexcept function, another thread).
   // SimGrid replaces this handler with its own while an engine lives; its abort is caught there
   // (sim/exec/simgrid_errors.h).

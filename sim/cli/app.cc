@@ -6,7 +6,9 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/io_error.h"
 #include "common/message_text.h"
+#include "common/standard_output.h"
 #include "common/version.h"
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/experiment_runner.h"
@@ -19,6 +21,8 @@
 namespace pipegrid::cli {
 
 namespace {
+
+std::vector<std::string> given_command_line;
 
 // simulate, schedule and check: their flags are an experiment, run and printed.
 void add_experiment_command(CLI::App& app, std::function<int()>& run, input::Command command, const char* help) {
@@ -68,23 +72,40 @@ void build_app(CLI::App& app, std::function<int()>& run) {
   add_pitfalls_command(app, run);
 }
 
-int guarded(const std::function<int()>& body) {
+Failure failure_of_current_exception() {
   try {
-    return body();
+    throw;
   } catch (const InputError& e) {
-    std::cerr << "pipegrid: error: " << e.what() << '\n';
-    return kExitInputError;
+    return {kExitInputError, std::string("pipegrid: error: ") + e.what()};
+  } catch (const IoError& e) {
+    return {kExitIoError, std::string("pipegrid: error: ") + e.what()};
   } catch (const std::bad_alloc&) {
-    std::cerr << "pipegrid: internal error: out of memory\n";
+    return {kExitInternalError, "pipegrid: internal error: out of memory"};
   } catch (const std::exception& e) {
-    std::cerr << "pipegrid: internal error: " << e.what() << '\n';
+    return {kExitInternalError, std::string("pipegrid: internal error: ") + e.what()};
   } catch (...) {
-    std::cerr << "pipegrid: internal error: an exception of unknown type\n";
+    return {kExitInternalError, "pipegrid: internal error: an exception of unknown type"};
   }
-  return kExitInternalError;
 }
 
+int guarded(const std::function<int()>& body) {
+  try {
+    const int code = body();
+    // Once, here, for every command: a result that did not reach stdout is not a success.
+    finish_stdout();
+    return code;
+  } catch (...) {
+    const Failure failure = failure_of_current_exception();
+    std::cerr << failure.line << '\n';
+    return failure.exit_code;
+  }
+}
+
+const std::vector<std::string>& command_line() { return given_command_line; }
+
 int run_command_line(const std::vector<std::string>& args) {
+  given_command_line = {"pipegrid"};
+  given_command_line.insert(given_command_line.end(), args.begin(), args.end());
   return guarded([&] {
     CLI::App app{"pipegrid: simulate pipeline-parallel LLM training schedules", "pipegrid"};
     std::function<int()> run;

@@ -67,14 +67,17 @@ int run_experiment(const input::OptionValues& flags, const std::vector<std::stri
     throw InputError(fmt::format("--plot: draws a simulation's trace; this experiment runs {}",
                                  input::command_name(experiment.command())));
   if (plot) check_gantt_plotter("DIR/gantt.png");
-  const int code = run_and_print(experiment);
+  AroundRun around{{file}, {}};
   // A deadlocked run is drawn too: gantt.py finds deadlock.json beside the trace and draws the cycle.
-  if ((code == kExitOk || code == kExitDeadlock) && plot) {
-    const std::string& out = experiment.values.text("out");
-    if (const std::string why = draw_gantt_chart(out + "/trace.csv", out + "/gantt.png"); !why.empty())
-      log::cli().warn("the Gantt chart could not be drawn: {}", why);
-  }
-  return code;
+  // Drawn while the run still holds its folder.
+  if (plot)
+    around.after = [&](int code) {
+      if (code != kExitOk && code != kExitDeadlock) return;
+      const std::string& out = experiment.values.text("out");
+      if (const std::string why = draw_gantt_chart(out + "/trace.csv", out + "/gantt.png"); !why.empty())
+        log::cli().warn("the Gantt chart could not be drawn: {}", why);
+    };
+  return run_and_print(experiment, around);
 }
 
 std::string reran_text(const std::map<std::string, std::size_t>& reran) {

@@ -1,16 +1,12 @@
 #include "sim/cli/gantt_plot.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <iostream>
-#include <spawn.h>
-#include <sys/wait.h>
+#include <stdexcept>
 #include <unistd.h>
 #include <vector>
 
 #include "common/input_error.h"
-
-extern char** environ;
+#include "sim/cli/child_process.h"
 
 namespace pipegrid::cli {
 
@@ -21,27 +17,18 @@ constexpr const char* kPython = "/usr/bin/python3";
 std::string gantt_script() { return std::string(PIPEGRID_SOURCE_DIR) + "/experiments/plot/gantt.py"; }
 
 // Runs python3 with `args` and waits: "" when it exited 0, else what happened. `quiet` sends its
-// output to /dev/null.
+// output to /dev/null. A child of this process's making (child_process.h): it ends when this does.
 std::string run_python(std::vector<std::string> args, bool quiet) {
-  args.insert(args.begin(), kPython);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  ChildCommand command{.binary = kPython, .args = std::move(args)};
+  if (quiet) command.out_file = command.err_file = "/dev/null";
+  ChildOutcome outcome;
+  try {
+    outcome = run_child(command);
+  } catch (const std::runtime_error&) {
+    return fmt::format("{} could not be started", kPython);
   }
-  std::cout.flush();
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, kPython, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return fmt::format("{} could not be started", kPython);
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return "it could not be waited for";
-  if (!WIFEXITED(status)) return "it was killed";
-  if (WEXITSTATUS(status) != 0) return fmt::format("it exited with status {}", WEXITSTATUS(status));
+  if (outcome.exit_code < 0) return "it was killed";
+  if (outcome.exit_code != 0) return fmt::format("it exited with status {}", outcome.exit_code);
   return "";
 }
 

@@ -1,4 +1,5 @@
 #include "sim/cli/pitfalls_command.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 
 #include <algorithm>
@@ -60,14 +61,18 @@ struct RunContext {
 bool run_setup(const Lesson& lesson, const LessonSetup& setup, const run::LessonText& text, const RunContext& ctx) {
   const fs::path dir = ctx.out / setup.name;
   // lesson.json first, so that a report the run itself writes finds it.
-  std::ofstream(path(dir, output::OutputFile::Lesson)) << run::lesson_json(lesson, setup, text);
+  output::write_atomically(path(dir, output::OutputFile::Lesson), run::lesson_json(lesson, setup, text));
   std::vector<std::string> args = setup.args;
   args.insert(args.end(), {"--out", dir.string(), "--log-level", ctx.log_level});
   // Every command a lesson runs (check, schedule, simulate, run) takes --report: the run writes its
   // own DIR/report.html, with lesson.json already there.
   if (ctx.report) args.emplace_back("--report");
-  const ChildOutcome outcome =
-      run_child(ctx.binary, args, lesson.dir, dir / "stdout.txt", dir / "stderr.txt", ctx.timeout);
+  const ChildOutcome outcome = run_child({.binary = ctx.binary,
+                                          .args = std::move(args),
+                                          .cwd = lesson.dir,
+                                          .out_file = dir / "stdout.txt",
+                                          .err_file = dir / "stderr.txt",
+                                          .timeout_seconds = ctx.timeout});
   const bool as_expected = !outcome.timed_out && outcome.exit_code == setup.expected_exit;
   std::string verdict;
   if (outcome.timed_out)

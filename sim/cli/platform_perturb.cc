@@ -1,15 +1,17 @@
 #include "sim/cli/platform_perturb.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
+#include "sim/output/output_folder.h"
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
 #include "sim/cli/subcommand.h"
 #include "sim/platform/perturb.h"
+#include "sim/platform/platform_reader.h"
 
 namespace pipegrid::cli {
 
@@ -28,13 +30,21 @@ int run_perturb(const input::OptionValues& v) {
   std::error_code error;
   fs::create_directories(out, error);
   if (error) throw InputError(fmt::format("--out {}: cannot create the directory: {}", out, error.message()));
-  // Profiles are named relative to the platform file, where SimGrid looks for them.
+  // The platform and the profiles it names (copied beside the new one) are never among what it writes.
+  const std::string& file = v.text("file");
+  std::vector<std::string> inputs = {file};
+  for (const std::string& profile : platform::read_platform(file).profile_files) inputs.push_back(profile);
+  std::vector<std::string> outputs = {output::output_path(out, output::OutputFile::PlatformXml)};
+  for (const auto& [name, content] : perturbed.files) outputs.push_back((fs::path(out) / name).string());
+  output::refuse_inputs_among_outputs(inputs, outputs, out);
+  // Profiles are named relative to the platform file, where SimGrid looks for them. Each file whole or
+  // not at all (atomic_file.h), the platform last: a platform.xml there has its profiles.
   for (const auto& [name, content] : perturbed.files) {
     const fs::path path = fs::path(out) / name;
     fs::create_directories(path.parent_path(), error);
-    std::ofstream(path, std::ios::binary) << content;
+    output::write_atomically(path.string(), content);
   }
-  std::ofstream(output::output_path(out, output::OutputFile::PlatformXml), std::ios::binary) << perturbed.xml;
+  output::write_atomically(outputs.front(), perturbed.xml);
   for (const std::string& note : perturbed.notes) std::cout << note << '\n';
   std::cout << fmt::format("wrote {}/platform.xml and {} profile file{} beside it\n", out, perturbed.files.size(),
                            perturbed.files.size() == 1 ? "" : "s");

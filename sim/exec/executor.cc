@@ -212,7 +212,9 @@ SimulationResult simulate(const SimulationInput& input) {
 
   double deadlock_time = -1;
   sg4::Engine::on_deadlock_cb([&] { deadlock_time = sg4::Engine::get_clock(); });
-  const std::size_t actors = start_actors(job, fold);
+  failures.notice_resources_off_at_start();
+  // A job host off from the start has failed the job already: SimGrid starts no actor on it.
+  const std::size_t actors = failures.failure() ? 0 : start_actors(job, fold);
   ClockProgress progress(input.progress, [&](ProgressSample& sample) {
     count_ops(plan, record, sample);
     sample.expected = input.contention_free_makespan;

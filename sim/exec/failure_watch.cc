@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 namespace pipegrid::sim {
 
@@ -75,6 +76,18 @@ void FailureWatch::host_turned_off(const sg4::Host& host) {
   for (int g = 0; g < static_cast<int>(gpus_.hosts.size()); ++g)
     if (gpus_.hosts[g] == &host) {
       fail(host.get_name(), "host", fmt::format("gpu{} {}", g, op_text(g)));
+      return;
+    }
+}
+
+void FailureWatch::notice_resources_off_at_start() {
+  const double now = sg4::Engine::get_clock();
+  for (const auto& [name, up_dates] : link_up_dates_)
+    if (const sg4::Link* link = sg4::Link::by_name_or_null(name); link && !link->is_on())
+      link_down_since_.try_emplace(name, now);
+  for (const sg4::Host* host : gpus_.hosts)
+    if (!host->is_on()) {
+      host_turned_off(*host);
       return;
     }
 }

@@ -42,6 +42,11 @@ class FailureWatch {
 
   void host_turned_off(const simgrid::s4u::Host& host);
 
+  /// Once the platform is sealed, before any actor starts: a job host or a profiled link that is off
+  /// already (its state profile says 0 at t = 0) went down at the start, which SimGrid applied before
+  /// the watch could hear it. A job host off fails the job at once: no actor can start on it.
+  void notice_resources_off_at_start();
+
  private:
   void flow_failed(const FlowInfo& flow, const std::vector<int>& route);
   // The first link of the route that is down, or nullptr.

@@ -28,27 +28,42 @@ constexpr std::array<std::string_view, 10> kResultColumns = {
 
 using enum OutputFile;
 
-// In the order `pipegrid report` names the files it reads.
-constexpr std::array<OutputFileSpec, 17> kFiles = {{
+// In the order `pipegrid report` names the files it reads. status.json is read by the report too, for
+// the warning an unfinished run gets, but it is not what the page is drawn from: it stays out of the
+// page's footer and of what an empty folder is told.
+constexpr bool kReportReads = true, kRunWrites = true;
+constexpr std::array<OutputFileSpec, 18> kFiles = {{
+    {Status, "status.json",
+     "written first and last: running, then how the run ended (complete, deadlock, platform-failure, interrupted, "
+     "error) with its exit code",
+     {}, 1, false, kRunWrites},
     {Summary, "summary.json", "what ran, with which options, and what came out (simulate, schedule, check)", {}, 1,
-     true},
-    {TraceCsv, "trace.csv", "one row per action and transfer of every traced GPU", kTraceColumns, 1, true},
-    {TraceJson, "trace.json", "the trace as Chrome trace events, for Perfetto", {}, 1, false},
-    {TraceJsonGz, "trace.json.gz", "trace.json, gzip-compressed (more than 256 GPUs traced)", {}, 1, false},
-    {Deadlock, "deadlock.json", "the cycle of waits of a run that deadlocked (exit 3)", {}, 2, true},
-    {Failure, "failure.json", "the resource that went down and every GPU's state then (exit 4)", {}, 1, false},
-    {Links, "links.csv", "per link and direction: bytes, busy time, the busiest window", kLinkColumns, 1, true},
+     kReportReads, kRunWrites},
+    {TraceCsv, "trace.csv", "one row per action and transfer of every traced GPU", kTraceColumns, 1, kReportReads,
+     kRunWrites},
+    {TraceJson, "trace.json", "the trace as Chrome trace events, for Perfetto", {}, 1, false, kRunWrites},
+    {TraceJsonGz, "trace.json.gz", "trace.json, gzip-compressed (more than 256 GPUs traced)", {}, 1, false,
+     kRunWrites},
+    {Deadlock, "deadlock.json", "the cycle of waits of a run that deadlocked (exit 3)", {}, 2, kReportReads,
+     kRunWrites},
+    {Failure, "failure.json", "the resource that went down and every GPU's state then (exit 4)", {}, 1, false,
+     kRunWrites},
+    {Links, "links.csv", "per link and direction: bytes, busy time, the busiest window", kLinkColumns, 1,
+     kReportReads, kRunWrites},
     {LinksTimeline, "links_timeline.csv", "per link, the bytes of every --link-window window (--link-timeline)",
-     kLinkTimelineColumns, 1, false},
-    {Experiment, "experiment.toml", "the experiment a run or a sweep's configuration ran", {}, 1, true},
-    {Lesson, "lesson.json", "a pitfall's lesson: its text and what each setup showed", {}, 1, true},
-    {ScheduleCsv, "schedule.csv", "the ranks' programs, one line per rank (schedule, check)", {}, 1, false},
-    {PlatformXml, "platform.xml", "a generated or perturbed platform, as SimGrid reads it", {}, 1, false},
-    {GanttPng, "gantt.png", "the trace drawn as a Gantt chart (--plot)", {}, 1, false},
-    {ReportHtml, "report.html", "one self-contained page of a run's folder (pipegrid report, --report)", {}, 1, false},
-    {Results, "results.csv", "a sweep's outcome: one row per configuration", kResultColumns, 1, false},
-    {RunInputs, "inputs.json", "a sweep run's input files' hashes and pipegrid's version", {}, 1, false},
-    {RunStdout, "stdout.json", "a sweep run's summary as the child printed it", {}, 1, false},
+     kLinkTimelineColumns, 1, false, kRunWrites},
+    {Experiment, "experiment.toml", "the experiment a run or a sweep's configuration ran", {}, 1, kReportReads},
+    {Lesson, "lesson.json", "a pitfall's lesson: its text and what each setup showed", {}, 1, kReportReads},
+    {ScheduleCsv, "schedule.csv", "the ranks' programs, one line per rank (schedule, check)", {}, 1, false,
+     kRunWrites},
+    {PlatformXml, "platform.xml", "a generated or perturbed platform, as SimGrid reads it", {}, 1, false,
+     kRunWrites},
+    {GanttPng, "gantt.png", "the trace drawn as a Gantt chart (--plot)", {}, 1, false, kRunWrites},
+    {ReportHtml, "report.html", "one self-contained page of a run's folder (pipegrid report, --report)", {}, 1,
+     false, kRunWrites},
+    {Results, "results.csv", "a sweep's outcome: one row per configuration", kResultColumns, 1},
+    {RunInputs, "inputs.json", "a sweep run's input files' hashes and pipegrid's version", {}, 1},
+    {RunStdout, "stdout.json", "a sweep run's summary as the child printed it", {}, 1},
 }};
 
 std::string join(std::span<const std::string_view> names, std::string_view separator) {
@@ -78,6 +93,13 @@ std::string report_file_names() {
   for (const OutputFileSpec& file : kFiles)
     if (file.report_reads) names.push_back(file.name);
   return join(names, ", ");
+}
+
+std::vector<OutputFile> run_files() {
+  std::vector<OutputFile> files;
+  for (const OutputFileSpec& file : kFiles)
+    if (file.run_writes) files.push_back(file.id);
+  return files;
 }
 
 }  // namespace pipegrid::output

@@ -1,7 +1,8 @@
 // Every file a pipegrid run writes, in one table: its name under the output folder, what it holds,
 // its columns when it is a CSV, and the version of its format (kept here as metadata; the files do
-// not carry it). The writers take names and columns from here, `pipegrid report` reads by them, and
-// the command line lists what a run wrote with them. A new output file is one row here plus its writer.
+// not carry it). The writers take names and columns from here, `pipegrid report` reads by them, the
+// command line lists what a run wrote with them, and a new run into a folder removes by them what an
+// earlier one left there. A new output file is one row here plus its writer.
 #pragma once
 
 #include <span>
@@ -12,6 +13,7 @@
 namespace pipegrid::output {
 
 enum class OutputFile {
+  Status,          // status.json
   Summary,         // summary.json
   TraceCsv,        // trace.csv
   TraceJson,       // trace.json
@@ -39,7 +41,11 @@ struct OutputFileSpec {
   /// and `status` (sweep/results_csv.h).
   std::span<const std::string_view> columns;
   int format_version = 1;     // raised when a column or key changes meaning or goes
-  bool report_reads = false;  // `pipegrid report` reads it from a run's folder
+  bool report_reads = false;  // `pipegrid report` draws its page from it
+  /// A run (simulate, schedule, check, run) writes it into its --out folder, so a new run there first
+  /// removes the one an earlier run left (output_folder.h). Not the files a sweep or a pitfall writes
+  /// around its runs (experiment.toml, lesson.json, inputs.json, stdout.json, results.csv).
+  bool run_writes = false;
 };
 
 /// Every output file, in the order the report names them.
@@ -52,5 +58,7 @@ std::string output_path(const std::string& dir, OutputFile id);
 std::string csv_header(OutputFile id);
 /// The names of the files `pipegrid report` reads, comma-separated: what an empty folder is told.
 std::string report_file_names();
+/// The files a run writes into its folder (OutputFileSpec::run_writes).
+std::vector<OutputFile> run_files();
 
 }  // namespace pipegrid::output

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "common/input_error.h"
+#include "sim/output/atomic_file.h"
 
 namespace pipegrid::output {
 
@@ -15,7 +15,7 @@ void make_output_dir(const std::string& dir) {
 }
 
 void write_json(const std::string& dir, OutputFile file, const nlohmann::json& json) {
-  std::ofstream(output_path(dir, file)) << json.dump(2) << '\n';
+  write_atomically(output_path(dir, file), json.dump(2) + '\n');
 }
 
 }  // namespace pipegrid::output

@@ -1,8 +1,7 @@
 #include "sim/output/schedule_files.h"
 
-#include <fstream>
-
 #include "schedules/schedule_csv.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/run_folder.h"
 #include "sim/output/schedule_trace.h"
 
@@ -11,8 +10,9 @@ namespace pipegrid::output {
 namespace {
 
 void write_programs(const std::string& dir, const Schedule& schedule) {
-  std::ofstream csv(output_path(dir, OutputFile::ScheduleCsv));
-  write_schedule_csv(csv, schedule);
+  AtomicFile csv(output_path(dir, OutputFile::ScheduleCsv));
+  write_schedule_csv(csv.stream(), schedule);
+  csv.commit();
 }
 
 }  // namespace

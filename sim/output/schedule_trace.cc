@@ -2,9 +2,8 @@
 
 #include <cstdio>
 #include <fmt/format.h>
-#include <memory>
 
-#include "common/input_error.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 #include "schedules/stage_chunks.h"
 
@@ -12,10 +11,8 @@ namespace pipegrid::output {
 
 void write_schedule_trace(const std::string& dir, const Schedule& s, const Timing& timing,
                           const std::vector<MessageSpan>& messages) {
-  const std::string path = output_path(dir, OutputFile::TraceCsv);
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
-  if (!file) throw InputError(fmt::format("--out: cannot write {}", path));
-  std::FILE* out = file.get();
+  AtomicFile file(output_path(dir, OutputFile::TraceCsv));
+  std::FILE* out = file.file();
   fmt::print(out, "{}", csv_header(OutputFile::TraceCsv));
   const std::vector<int> chunk = chunks_of_stages(s.layout);
   for (int r = 0; r < s.ranks; ++r) {
@@ -32,7 +29,7 @@ void write_schedule_trace(const std::string& dir, const Schedule& s, const Timin
         fmt::print(out, "{0},rank {0},{0},0,0,{0},comm,p2p,{1},{2},rank {3},0,{4},{5},,\n", r, m.result.stage,
                    m.result.microbatch, m.to, m.start, m.end);
   }
-  if (std::ferror(out)) throw InputError(fmt::format("--out: cannot write {}", path));
+  file.commit();
 }
 
 }  // namespace pipegrid::output

@@ -15,7 +15,7 @@ namespace pipegrid::output {
 /// halves of an overlapped pair, each with the pair's span, as simulate writes them), then a p2p row
 /// for each message it sent (`messages`, start = flow start, end = arrival, peer = the receiver's
 /// host, bytes 0: no bytes move). A rank is GPU R on host `rank R`, node R, tp = dp = 0, pp = R.
-/// Needs timing.spans. InputError when the file cannot be written.
+/// Needs timing.spans. IoError when the file cannot be written.
 void write_schedule_trace(const std::string& dir, const Schedule& schedule, const Timing& timing,
                           const std::vector<MessageSpan>& messages);
 

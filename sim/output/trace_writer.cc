@@ -1,25 +1,21 @@
 #include "sim/output/trace_writer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fmt/format.h>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "common/csv_text.h"
-#include "common/input_error.h"
+#include "common/io_error.h"
 #include "sim/output/output_files.h"
 #include "schedules/stage_chunks.h"
 
 namespace pipegrid::output {
 
 namespace {
-
-std::FILE* open_for_writing(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (!file) throw InputError(fmt::format("--out: cannot write {}", path));
-  return file;
-}
 
 // A host name inside a JSON string of trace.json: a quote or backslash in it would end the string.
 std::string json_text(const std::string& text) {
@@ -64,16 +60,22 @@ TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, Tr
   int kept = 0;
   for (std::size_t g = 0; g < gpus_.size(); ++g) kept += keeps(static_cast<int>(g)) ? 1 : 0;
   const bool gzip = json == TraceJson::Gzip || (json == TraceJson::Auto && kept > kTraceAllUpTo);
-  csv_ = open_for_writing(output_path(dir, OutputFile::TraceCsv));
+  csv_file_.emplace(output_path(dir, OutputFile::TraceCsv));
+  csv_ = csv_file_->file();
   // One of the two names, so that an earlier run's other one is not read as this run's.
   std::remove(output_path(dir, gzip ? OutputFile::TraceJson : OutputFile::TraceJsonGz).c_str());
+  json_out_.emplace(output_path(dir, gzip ? OutputFile::TraceJsonGz : OutputFile::TraceJson));
   if (gzip) {
-    // Level 1: deflate's fastest, still about a tenth of the text (the events repeat their keys).
-    const std::string path = output_path(dir, OutputFile::TraceJsonGz);
-    json_gz_ = gzopen(path.c_str(), "wb1");
-    if (!json_gz_) throw InputError(fmt::format("--out: cannot write {}", path));
+    // Level 1: deflate's fastest, still about a tenth of the text (the events repeat their keys). zlib
+    // writes through a descriptor of its own onto the temporary, and closes it.
+    const int fd = dup(json_out_->fd());
+    json_gz_ = fd < 0 ? nullptr : gzdopen(fd, "wb1");
+    if (!json_gz_) {
+      if (fd >= 0) ::close(fd);
+      throw IoError(fmt::format("{}: zlib cannot write it", json_out_->path()));
+    }
   } else {
-    json_file_ = open_for_writing(output_path(dir, OutputFile::TraceJson));
+    json_file_ = json_out_->file();
   }
   open_ = true;
   files_ = {OutputFile::TraceCsv, gzip ? OutputFile::TraceJsonGz : OutputFile::TraceJson};
@@ -100,7 +102,7 @@ TraceWriter::TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, Tr
   }
 }
 
-TraceWriter::~TraceWriter() { close(); }
+TraceWriter::~TraceWriter() { discard(); }
 
 bool TraceWriter::keeps(int gpu) const {
   if (scope_ == TraceScope::Off) return false;
@@ -151,8 +153,10 @@ void TraceWriter::write_json(int gpu_index, Track track, const std::string& name
 
 void TraceWriter::flush_json() {
   if (json_gz_) {
-    // Unchecked, as trace.csv's writes are: close() runs in the destructor too.
-    if (json_.size() > 0) gzwrite(json_gz_, json_.data(), static_cast<unsigned>(json_.size()));
+    // A failure is kept for close(), as the files' own are: this runs inside SimGrid's actors.
+    errno = 0;
+    if (json_.size() > 0 && gzwrite(json_gz_, json_.data(), static_cast<unsigned>(json_.size())) == 0)
+      json_out_->fail(errno != 0 ? errno : EIO);
   } else if (json_file_) {
     std::fwrite(json_.data(), 1, json_.size(), json_file_);
   }
@@ -160,16 +164,25 @@ void TraceWriter::flush_json() {
 }
 
 void TraceWriter::close() {
-  if (csv_) std::fclose(csv_);
-  if (open_) {
-    fmt::format_to(std::back_inserter(json_), "\n]}}\n");
-    flush_json();
-    if (json_gz_) gzclose(json_gz_);
-    if (json_file_) std::fclose(json_file_);
-  }
-  csv_ = json_file_ = nullptr;
-  json_gz_ = nullptr;
+  if (!open_) return;
   open_ = false;
+  fmt::format_to(std::back_inserter(json_), "\n]}}\n");
+  flush_json();
+  errno = 0;
+  if (json_gz_ && gzclose(json_gz_) != Z_OK) json_out_->fail(errno != 0 ? errno : EIO);
+  json_gz_ = nullptr;
+  csv_ = json_file_ = nullptr;
+  csv_file_->commit();
+  json_out_->commit();
+}
+
+void TraceWriter::discard() {
+  if (json_gz_) gzclose(json_gz_);
+  json_gz_ = nullptr;
+  csv_ = json_file_ = nullptr;
+  open_ = false;
+  csv_file_.reset();
+  json_out_.reset();
 }
 
 }  // namespace pipegrid::output

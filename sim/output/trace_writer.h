@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "schedules/schedule.h"
 #include "sim/exec/placement.h"
 #include "sim/exec/trace_sink.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 #include "sim/output/trace_options.h"
 
@@ -43,17 +45,19 @@ std::vector<TracedGpu> traced_gpus(const std::vector<sim::PlatformGpu>& platform
 
 class TraceWriter final : public sim::TraceSink {
  public:
-  /// Opens DIR/trace.csv and DIR/trace.json (or trace.json.gz); throws InputError when they cannot be
-  /// created.
+  /// Opens DIR/trace.csv and DIR/trace.json (or trace.json.gz), under their temporary names
+  /// (atomic_file.h); IoError when they cannot be created.
   TraceWriter(const std::string& dir, std::vector<TracedGpu> gpus, TraceScope scope, StageLabels labels = {},
               TraceJson json = TraceJson::Auto);
+  /// Without close(), the files are not written: their temporaries are removed.
   ~TraceWriter() override;
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
   /// One CSV row; in the JSON one event, or two for a transfer (on both GPUs' comm tracks).
   void write(const TraceEvent& event) override;
-  /// Ends both files (the JSON array needs closing); called once the run is over.
+  /// Ends both files (the JSON array needs closing) and puts them in place; called once the run is
+  /// over. IoError naming the file when a write to either failed.
   void close();
   /// The files it writes: trace.csv and trace.json or trace.json.gz, or none (scope off).
   const std::vector<OutputFile>& files() const { return files_; }
@@ -63,13 +67,15 @@ class TraceWriter final : public sim::TraceSink {
   void write_json(int gpu, Track track, const std::string& name, double start, double end,
                   const std::string& args = "");
   void flush_json();
+  void discard();
   std::vector<TracedGpu> gpus_;
   StageLabels labels_;
   TraceScope scope_;
-  std::FILE* csv_ = nullptr;
+  std::optional<AtomicFile> csv_file_, json_out_;
+  std::FILE* csv_ = nullptr;  // csv_file_'s
   // trace.json's text goes through one buffer, to the plain file or to zlib's gzip stream.
   fmt::memory_buffer json_;
-  std::FILE* json_file_ = nullptr;
+  std::FILE* json_file_ = nullptr;  // json_out_'s, for the plain text
   gzFile json_gz_ = nullptr;
   bool open_ = false;
   std::vector<OutputFile> files_;

@@ -1,5 +1,6 @@
 #include "sim/platform/perturb.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -107,6 +108,18 @@ class Editor {
     return name;
   }
 
+  // The text of a profile file to write, by the name the XML gives it.
+  std::string file_text(std::string_view name) const {
+    for (const auto& [file, text] : out_.files)
+      if (file == name) return text;
+    return "";
+  }
+
+  // A profile file no element names any longer (a split link's) is not written.
+  void drop_unused(const std::string& name) {
+    std::erase_if(out_.files, [&](const auto& file) { return file.first == name; });
+  }
+
   void refuse_second(const pugi::xml_node& node, const Perturbation& p, std::initializer_list<const char*> attributes) {
     for (const char* attribute : attributes)
       if (!node.attribute(attribute).empty())
@@ -198,9 +211,13 @@ class Editor {
       pugi::xml_node copy = parent.insert_copy_after(link, link);
       copy.attribute("id") = (name + direction).c_str();
       copy.attribute("sharing_policy") = "SHARED";
-      // SimGrid 3.32 refuses one profile file for two resources: each direction gets its own.
+      // SimGrid 3.32 refuses one profile file for two resources: each direction gets its own, of the
+      // state and of the bandwidth (a --degrade-link of the same link, or the file's own profile).
       copy.append_attribute("state_file") = state_profile(p, name + direction).c_str();
+      if (pugi::xml_attribute bandwidth = copy.attribute("bandwidth_file"))
+        bandwidth = add_profile(name + direction, "bandwidth", file_text(bandwidth.value())).c_str();
     }
+    drop_unused(link.attribute("bandwidth_file").value());
     parent.remove_child(link);
     std::vector<pugi::xml_node> routes;
     for (const pugi::xpath_node& found : doc_.select_nodes("//route"))
@@ -291,7 +308,12 @@ Perturbation parse_perturbation(Kind kind, std::string_view text) {
 PerturbedPlatform perturb_platform(const std::string& path, const std::vector<Perturbation>& perturbations) {
   if (perturbations.empty()) throw InputError("platform perturb: give at least one --slow-gpu, --degrade-link or --fail");
   Editor editor(path);
-  for (const Perturbation& p : perturbations) editor.apply(p);
+  // A link is degraded before it fails: failing a SPLITDUPLEX link replaces it by its two directions,
+  // which then carry its bandwidth profile each.
+  std::vector<Perturbation> in_order = perturbations;
+  std::stable_sort(in_order.begin(), in_order.end(),
+                   [](const Perturbation& a, const Perturbation& b) { return a.kind < b.kind; });
+  for (const Perturbation& p : in_order) editor.apply(p);
   return editor.result();
 }
 

@@ -36,8 +36,10 @@ struct PerturbedPlatform {
 /// Applies the perturbations to the platform file at `path`. InputError for an unknown host or link,
 /// a resource already carrying a profile of that kind, or two perturbations of one kind on one
 /// resource. A SPLITDUPLEX link to fail becomes the two SHARED links NAME_UP and NAME_DOWN SimGrid makes
-/// of it, each with the state_file (SimGrid 3.32 aborts on a SPLITDUPLEX link's state profile); its
-/// symmetrical routes are written out in both directions.
+/// of it, each with the state_file (SimGrid 3.32 aborts on a SPLITDUPLEX link's state profile) and a
+/// copy of its bandwidth profile, if any (SimGrid 3.32 reads a profile file for one resource only); its
+/// symmetrical routes are written out in both directions. A link is degraded before it fails, whatever
+/// the order of the perturbations.
 PerturbedPlatform perturb_platform(const std::string& path, const std::vector<Perturbation>& perturbations);
 
 }  // namespace pipegrid::platform

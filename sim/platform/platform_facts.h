@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,19 @@ struct ZoneFacts {
   std::string id;
   std::string routing;  // as SimGrid's list spells it
   int line = 0;
+  int parent = -1;  // index into PlatformFacts::zones, -1 for the outermost
+  /// The netpoints and child zones its <route>s and <zoneRoute>s join: the nodes of the graph a
+  /// Dijkstra zone searches (DijkstraZone::new_edge).
+  std::unordered_set<std::string> route_ends;
+  bool bypass = false;  // it declares a bypass route, which SimGrid takes before its own search
+};
+
+/// A <zoneRoute> (or <ASroute>) between two zones of `zone`, through a netpoint of each.
+struct ZoneRouteFacts {
+  std::string src, dst;        // the two zones
+  std::string gw_src, gw_dst;  // their gateways
+  bool symmetrical = true;
+  int zone = 0;  // index into PlatformFacts::zones
 };
 
 /// A <cluster> as SimGrid expands it (sg_platf_new_tag_cluster): its hosts are PREFIX RADICAL SUFFIX.
@@ -77,15 +91,16 @@ struct ClusterFacts {
   int line = 0;
 };
 
-/// What a profile of a host or link drives: a host's speed (a factor of its peak), or whether a host
-/// or link is on (value > 0) or off.
-enum class ProfileOf { HostSpeed, HostState, LinkState };
+/// What a profile of a host or link drives: a host's speed (a factor of its peak), whether a host or
+/// link is on (value > 0) or off, a link's bandwidth (bytes/s).
+enum class ProfileOf { HostSpeed, HostState, LinkState, LinkBandwidth };
 
 struct ResourceProfile {
   std::string resource;  // host or link name
   ProfileOf of = ProfileOf::HostSpeed;
   std::string text;      // the profile as SimGrid reads it (the file's content or the <trace>'s)
   int line = 0;
+  std::string source;    // where it comes from, for messages: "bandwidth_file bw.txt", "trace t1"
 };
 
 /// A platform file as read_platform checked it: every route names known netpoints and links, GPU
@@ -113,6 +128,7 @@ struct PlatformFacts {
   std::string routing;        // the routing of the outermost zone
   std::vector<std::string> profile_files;  // the profiles it names, where SimGrid will open them
   std::vector<ZoneFacts> zones;            // in file order
+  std::vector<ZoneRouteFacts> zone_routes;  // in file order
   std::unordered_map<std::string, int> zone_of_netpoint;  // host or router → its zone
 
   /// nullptr when there is no such link.
@@ -124,7 +140,7 @@ struct PlatformFacts {
   std::unordered_map<std::string, std::size_t> gpu_index;   // name → position in gpus
 
   /// The time-varying profiles SimGrid applies to hosts and links (a speed_file, a state_file, a
-  /// <trace_connect>), in file order; bandwidth and latency profiles are in profile_files only.
+  /// bandwidth_file, a <trace_connect>), in file order.
   std::vector<ResourceProfile> resource_profiles;
   bool has_profile(std::string_view resource, ProfileOf of) const;
 };

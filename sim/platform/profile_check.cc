@@ -136,6 +136,13 @@ std::vector<double> state_on_dates(std::string_view text) {
   return dates;
 }
 
+std::optional<double> least_value(std::string_view text) {
+  bool repeats = false;
+  std::optional<double> least;
+  for (const auto& [date, value] : dated_values(text, repeats)) least = std::min(least.value_or(value), value);
+  return least;
+}
+
 std::optional<std::string> locate_profile(const std::string& name, const std::string& platform_path) {
   namespace fs = std::filesystem;
   std::error_code error;

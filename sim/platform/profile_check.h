@@ -35,6 +35,10 @@ bool profile_repeats(std::string_view text);
 /// pass only (see profile_repeats).
 std::vector<double> state_on_dates(std::string_view text);
 
+/// The smallest value of a checked profile's DATE VALUE lines, nullopt when it has none: the least a
+/// bandwidth or speed profile gives its resource.
+std::optional<double> least_value(std::string_view text);
+
 /// Where SimGrid 3.32 opens a profile named `name` in platform file `platform_path`: the working
 /// directory first, then the platform file's directory; nullopt when neither has it. An absolute name
 /// SimGrid 3.32 cannot open at all (its surf_ifsopen reopens the stream): the caller refuses it.

@@ -1,12 +1,15 @@
 #include "sim/platform/route_query.h"
 
 #include <fmt/format.h>
+#include <optional>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
 #include "common/input_error.h"
+#include "sim/platform/dijkstra_gap.h"
 #include "sim/platform/platform_reader.h"
+#include "sim/platform/route_reach.h"
 #include "sim/simgrid/simgrid_engine.h"
 #include "sim/simgrid/simgrid_logs.h"
 
@@ -14,7 +17,8 @@ namespace pipegrid::platform {
 
 std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
                                      const std::vector<std::pair<std::string, std::string>>& pairs) {
-  const bool default_network_model = read_platform(platform_path).network_model_defaulted;
+  const PlatformFacts facts = read_platform(platform_path);
+  const bool default_network_model = facts.network_model_defaulted;
   // SimGrid's log at --log-level's: no "Configuration change" line for each <config> prop by default.
   std::string program = "pipegrid";
   char* argv[] = {program.data(), nullptr};
@@ -29,6 +33,15 @@ std::vector<SimRoute> simgrid_routes(const std::string& platform_path,
     for (const std::string& name : {src, dst})
       if (!engine.host_by_name_or_null(name))
         throw InputError(fmt::format("{}: no host of that name in {}", name, platform_path));
+  // What SimGrid would crash on, or where the file's own routes already say there is none.
+  std::optional<RouteReach> reach;
+  if (facts.routes_declared) reach.emplace(facts);
+  for (const auto& [src, dst] : pairs) {
+    if (const std::string gap = dijkstra_gap(facts, src, dst); !gap.empty())
+      throw InputError(fmt::format("{}: no route from {} to {} ({})", platform_path, src, dst, gap));
+    if (reach && !reach->routed(src, dst))
+      throw InputError(fmt::format("{}: no route from {} to {}", platform_path, src, dst));
+  }
 
   // Routes exist once the zones are sealed, and maestro may ask them then: a missing route is an
   // exception it can catch (an actor's would end the process), or, in a Full zone, an empty list.

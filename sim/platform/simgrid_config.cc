@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 
 namespace pipegrid::platform {
 
@@ -48,6 +49,52 @@ constexpr std::array kKeys = {
     ConfigKey{"network/weight-S", ConfigType::Double, ""},
     ConfigKey{"surf/precision", ConfigType::Double, ""},
 };
+
+// The values SimGrid 3.32 runs pipegrid's jobs with, per numeric key (docs/source/Configuring_SimGrid.rst,
+// src/simgrid/sg_config.cpp, src/kernel/lmm/System.cpp, src/surf/network_cm02.cpp): outside them
+// SimGrid aborts, hangs, crashes or silently runs something else. The bounds on the precisions were
+// measured on the 2-node DGX platform and a 2-GPU one (platforms/README.md).
+struct Range {
+  std::string_view key;
+  double low;
+  bool low_included;
+  double high;  // included
+  std::string_view rule;
+};
+
+constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+
+constexpr std::array kRanges = {
+    Range{"bmf/max-iterations", 1, true, kNoLimit, "must be at least 1 (SimGrid's BMF solver refuses fewer)"},
+    Range{"bmf/precision", 0, false, 1e-2, "must be positive and at most 0.01"},
+    // -1 is "no limit" and any positive count a limit; at 0 nothing may use a link or a host.
+    Range{"maxmin/concurrency-limit", 1, true, kNoLimit,
+          "must be -1 (no limit) or at least 1: at 0 no flow or computation can run, a false deadlock"},
+    Range{"maxmin/precision", 0, false, 1e-2,
+          "must be positive and at most 0.01 (SimGrid's solver fails from 1 on and crashes on a negative one)"},
+    Range{"surf/precision", 0, false, 1e-3,
+          "must be positive and at most 0.001 s (at 0 or below the run never ends; a coarser clock merges events: "
+          "at 10 s a 9.2 s run takes 40.4 s)"},
+    Range{"network/TCP-gamma", 0, true, kNoLimit, "must not be negative (0: no window bound)"},
+    Range{"network/bandwidth-factor", 0, false, kNoLimit,
+          "must be positive (it multiplies every link's bandwidth; SimGrid aborts on 0)"},
+    Range{"network/latency-factor", 0, true, kNoLimit,
+          "must not be negative (it multiplies every latency; SimGrid drops a negative latency without a word)"},
+    Range{"network/weight-S", 0, true, kNoLimit, "must not be negative (SimGrid ignores a negative one)"},
+    Range{"network/loopback-bw", 0, false, kNoLimit, "must be positive"},
+    Range{"network/loopback-lat", 0, true, kNoLimit, "must not be negative"},
+};
+
+std::string range_rule(std::string_view key, std::string_view value) {
+  const double number = std::strtod(std::string(value).c_str(), nullptr);
+  if (key == "maxmin/concurrency-limit" && number == -1) return "";
+  for (const Range& range : kRanges)
+    if (range.key == key) {
+      const bool above_low = range.low_included ? number >= range.low : number > range.low;
+      return above_low && number <= range.high ? "" : std::string(range.rule);
+    }
+  return "";
+}
 
 struct Refused {
   std::string_view prefix;
@@ -120,10 +167,10 @@ std::string config_rule(std::string_view key, std::string_view value) {
       break;
     case ConfigType::Integer:
       if (!whole_number(value, true)) return "must be an integer";
-      break;
+      return range_rule(key, value);
     case ConfigType::Double:
       if (!whole_number(value, false)) return "must be a finite number, without a unit";
-      break;
+      return range_rule(key, value);
     case ConfigType::String:
       if (!known->choices.empty() && !among(known->choices, value))
         return fmt::format("must be one of {}", listed(known->choices));

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "common/input_error.h"
 #include "common/version.h"
+#include "sim/output/atomic_file.h"
 #include "sim/report/html_lesson.h"
 #include "sim/report/html_page.h"
 #include "sim/report/html_text.h"
@@ -108,10 +108,7 @@ std::string write_report(const std::string& dir) {
   std::string path = dir;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   path = output::output_path(path, output::OutputFile::ReportHtml);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << page;
-  out.close();
-  if (!out) throw InputError(fmt::format("{}: cannot be written", path));
+  output::write_atomically(path, page);
   return path;
 }
 

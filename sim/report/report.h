@@ -12,7 +12,8 @@ namespace pipegrid::report {
 /// line naming a malformed file.
 std::string report_html(const std::string& dir);
 
-/// Writes report_html(dir) to DIR/report.html and returns that path. InputError if it cannot.
+/// Writes report_html(dir) to DIR/report.html, whole or not at all, and returns that path. IoError
+/// "DIR/report.html: …" if it cannot.
 std::string write_report(const std::string& dir);
 
 }  // namespace pipegrid::report

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/report/deadlock_view.h"
 #include "sim/report/html_deadlock.h"
 #include "sim/report/html_gantt.h"
@@ -15,6 +16,7 @@
 #include "sim/report/html_summary.h"
 #include "sim/report/html_text.h"
 #include "sim/report/json_fields.h"
+#include "sim/report/status_warning.h"
 #include "sim/report/trace_chart.h"
 
 namespace pipegrid::report {
@@ -60,6 +62,11 @@ RunReport run_report(const RunFiles& files, int level, std::string_view id) {
   r.title = run_title(files);
   r.deadlocked = deadlock.has_value();
   r.outcome = deadlock ? deadlock_outcome(*deadlock) : files.summary ? outcome_text(*files.summary) : "";
+  if (const std::string warning = status_warning(files); !warning.empty()) {
+    log::cli().warn("{}: {}", files.dir, warning);
+    r.body += status_warning_html(warning, level);
+    if (r.outcome.empty()) r.outcome = "did not finish";
+  }
   if (files.lesson && level == 2) r.body += section_html(level, lesson_title(*files.lesson), lesson_html(*files.lesson));
   if (deadlock)
     r.body += section_html(level, "Deadlock at t = " + seconds_text(deadlock->time), deadlock_chain_html(*deadlock),

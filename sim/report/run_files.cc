@@ -58,6 +58,7 @@ RunFiles read_run_files(const std::string& dir) {
   if (present(files.path(OutputFile::Experiment), 1u << 20)) files.experiment = slurp(files.path(OutputFile::Experiment));
   files.trace = present(files.path(OutputFile::TraceCsv), 0);
   files.links = present(files.path(OutputFile::Links), 0);
+  files.status = output::read_status(files.dir);
   return files;
 }
 

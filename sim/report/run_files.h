@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/output/output_files.h"
+#include "sim/output/run_status.h"
 
 namespace pipegrid::report {
 
@@ -19,12 +20,18 @@ struct RunFiles {
   std::optional<std::string> experiment;    // experiment.toml, as text
   bool trace = false;                       // trace.csv
   bool links = false;                       // links.csv
+  /// status.json: whether the run that wrote the folder finished (status_warning.h); not drawn.
+  std::optional<output::RecordedStatus> status;
 
   std::string path(output::OutputFile file) const { return output::output_path(dir, file); }
   std::string folder(const std::string& name) const { return dir + "/" + name; }  // a pitfall's broken/, fixed/
   /// Whether it holds `file`, one of those the report reads (OutputFileSpec::report_reads).
   bool has(output::OutputFile file) const;
-  bool empty() const { return !summary && !deadlock && !lesson && !experiment && !trace && !links; }
+  /// A run's results: what the page's sections are drawn from.
+  bool has_results() const { return summary || deadlock || trace || links; }
+  /// Nothing to draw a page from. A status alone is something: a run that stopped before it wrote a
+  /// result still gets a page saying so.
+  bool empty() const { return !has_results() && !lesson && !experiment && !status; }
 };
 
 /// Reads what `dir` holds. InputError when `dir` does not exist or is not a directory, or one of its files is not a

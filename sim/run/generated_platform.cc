@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "common/input_error.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/run_folder.h"
 #include "sim/run/limits.h"
 
@@ -65,8 +66,7 @@ void check_no_generator_options(const input::OptionValues& v) {
 std::string write_generated_platform(const std::string& out, const std::string& xml) {
   output::make_output_dir(out);
   const std::string file = output::output_path(out, output::OutputFile::PlatformXml);
-  std::ofstream text(file, std::ios::binary);
-  if (!(text << xml).flush()) throw InputError(fmt::format("--out {}: cannot write platform.xml", out));
+  output::write_atomically(file, xml);
   return file;
 }
 

@@ -30,7 +30,7 @@ void check_generated_size(const platform::ClusterSpec& cluster);
 void check_no_generator_options(const input::OptionValues& values);
 
 /// Writes the generated XML to OUT/platform.xml (creating OUT) and returns that path. InputError "--out
-/// OUT: cannot create the directory: …" or "--out OUT: cannot write platform.xml".
+/// OUT: cannot create the directory: …", IoError "OUT/platform.xml: …".
 std::string write_generated_platform(const std::string& out, const std::string& xml);
 
 /// The generated XML in a file of its own temporary directory, removed with this object.

@@ -64,6 +64,12 @@ std::vector<std::string> InputFingerprints::files(const input::Experiment& exper
   return files;
 }
 
+std::vector<std::string> files_read(const input::Experiment& experiment) {
+  std::vector<std::string> files = InputFingerprints().files(experiment);
+  if (experiment.command() == input::Command::Check) files.push_back(experiment.values.text("file"));
+  return files;
+}
+
 nlohmann::json InputFingerprints::of(const input::Experiment& experiment) {
   nlohmann::json files = nlohmann::json::array();
   for (const std::string& path : this->files(experiment)) files.push_back({{"path", path}, {"hash", hash(path)}});

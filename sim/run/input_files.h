@@ -33,4 +33,9 @@ class InputFingerprints {
   std::map<std::string, std::vector<std::string>> profiles_;  // by platform path and hash
 };
 
+/// Every file `experiment` reads, for the check that no input of a run is among its outputs
+/// (sim/output/output_folder.h): a simulation's (InputFingerprints::files: the platform read for its
+/// profiles), check's schedule CSV. Not hashed.
+std::vector<std::string> files_read(const input::Experiment& experiment);
+
 }  // namespace pipegrid::run

@@ -5,6 +5,7 @@
 #include <xbt/config.hpp>
 
 #include "common/input_error.h"
+#include "common/interruption.h"
 #include "common/log.h"
 #include "common/sanitizers.h"
 
@@ -39,6 +40,9 @@ void lift_zero_tcp_window() {
 
 void load_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const std::string& platform_file,
                    bool default_network_model) {
+  // The engine, just made, has put its own SIGINT handler in place (EngineImpl::initialize: "CTRL-C
+  // pressed", exit(1)): pipegrid's go back, so that an interrupted run still says so in its status.
+  interruption::install();
   errors.loading(platform_file);
   if (default_network_model) {
     // Set, not defaulted: SimGrid's "default" host model hard-wires LV08 and turns cross-traffic on

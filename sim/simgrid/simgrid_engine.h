@@ -20,7 +20,8 @@ void use_sanitizable_contexts();
 /// LV08, multiplies latencies by 13.01 and bandwidths by 0.97 and sends acknowledgements back.
 inline constexpr const char* kDefaultNetworkModel = "CM02";
 
-/// Loads a platform file checked by read_platform. What SimGrid still refuses is an InputError
+/// Loads a platform file checked by read_platform, into an engine just made (whose SIGINT handler it
+/// replaces with pipegrid's again: common/interruption.h). What SimGrid still refuses is an InputError
 /// "FILE: SimGrid cannot load it: …" (an exception) or, through `errors`, the same line on an abort.
 /// With `default_network_model` (the file's <config> sets no network/model, PlatformFacts::
 /// network_model_defaulted), kDefaultNetworkModel runs, cross-traffic off unless the file sets

@@ -7,6 +7,7 @@
 #include <functional>
 #include <sys/types.h>
 
+#include "common/child_groups.h"
 #include "sim/input/experiment_file.h"
 
 namespace pipegrid::sweep {
@@ -39,8 +40,9 @@ class ChildExits {
 /// DIR/stderr.txt; returns its pid. A fork rather than an exec of the binary: this process has already
 /// loaded and relocated SimGrid and its dependencies (ns-3 among them), which is most of what a new
 /// process costs a small configuration (docs/performance.md); the child still gets SimGrid's
-/// process-wide state to itself, as no simulation has run here.
+/// process-wide state to itself, as no simulation has run here. The child runs in one of `groups`
+/// (the sweep's: its runs end with it, on SIGINT, SIGTERM and SIGKILL) with signal mask `mask`.
 pid_t start_run(const RunConfiguration& run, const input::Experiment& experiment, const std::filesystem::path& dir,
-                const sigset_t& mask);
+                ChildGroups& groups, const sigset_t& mask);
 
 }  // namespace pipegrid::sweep

@@ -1,11 +1,10 @@
 #include "sim/sweep/results_csv.h"
 
-#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 
 #include "common/csv_text.h"
-#include "common/input_error.h"
+#include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 
 namespace pipegrid::sweep {
@@ -101,14 +100,10 @@ std::vector<ResultRow> read_results(const std::string& path, const std::vector<s
 }
 
 void write_results(const std::string& path, const std::vector<std::string>& axes, const std::vector<ResultRow>& rows) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw InputError(fmt::format("--out: cannot write {}", temporary));
-    out << results_header(axes) << '\n';
-    for (const ResultRow& row : rows) out << results_line(row) << '\n';
-  }
-  std::filesystem::rename(temporary, path);
+  output::AtomicFile out(path);
+  out.write(results_header(axes) + '\n');
+  for (const ResultRow& row : rows) out.write(results_line(row) + '\n');
+  out.commit();
 }
 
 }  // namespace pipegrid::sweep

@@ -32,7 +32,7 @@ std::string results_line(const ResultRow& row);
 /// does not match — the sweep's axes changed — yields no rows: everything reruns.
 std::vector<ResultRow> read_results(const std::string& path, const std::vector<std::string>& axes);
 
-/// Writes rows (with the header) to `path` through a temporary file and a rename.
+/// Writes rows (with the header) to `path`, whole or not at all (sim/output/atomic_file.h); IoError.
 void write_results(const std::string& path, const std::vector<std::string>& axes, const std::vector<ResultRow>& rows);
 
 }  // namespace pipegrid::sweep

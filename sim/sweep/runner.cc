@@ -1,20 +1,28 @@
 #include "sim/sweep/runner.h"
-#include "sim/output/run_folder.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/fd_output.h"
+#include "common/io_error.h"
 #include "common/log.h"
 #include "sim/input/option_schema.h"
 #include "sim/input/relative_paths.h"
+#include "sim/output/atomic_file.h"
+#include "sim/output/folder_lock.h"
+#include "sim/output/run_folder.h"
+#include "sim/output/run_status.h"
 #include "sim/run/input_files.h"
 #include "sim/sweep/progress.h"
 #include "sim/sweep/results_csv.h"
@@ -81,7 +89,7 @@ ResultRow outcome(const Running& run, int status, const fs::path& dir, double se
       row.message = fmt::format("unreadable summary: {}", e.what());
     }
   }
-  std::ofstream(dir / "wall_seconds") << fmt::format("{:.3f}\n", seconds);
+  output::write_atomically((dir / "wall_seconds").string(), fmt::format("{:.3f}\n", seconds));
   return row;
 }
 
@@ -111,6 +119,27 @@ std::string stale_reason(const fs::path& recorded_file, const nlohmann::json& no
   for (const auto& [path, hash] : before)
     if (!after.contains(path)) changes.push_back(path + " no longer read");
   return fmt::format("{}", fmt::join(changes, ", "));
+}
+
+// Why a run with a row must run again because its folder says it never finished — its status.json
+// says running (still going, or killed before it could say how it ended) or interrupted — or "".
+// A folder without status.json was written by a pipegrid before it kept one: its row stands.
+std::string unfinished_reason(const std::string& dir) {
+  const std::optional<output::RecordedStatus> recorded = output::read_status(dir);
+  if (!recorded || output::is_finished(recorded->name())) return "";
+  return fmt::format("status.json says {}", recorded->name());
+}
+
+// What a run killed by SIGKILL (a timeout, the sweep itself) left of the files the sweep writes around
+// it: their temporaries (NAME.PID.tmp). The run's own files are its next attempt's to clear
+// (output_folder.h).
+void remove_temporaries_of_a_killed_run(const fs::path& dir) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error))
+    for (output::OutputFile file : {output::OutputFile::RunStdout, output::OutputFile::RunInputs,
+                                    output::OutputFile::Experiment})
+      if (output::is_temporary_of(entry.path().filename().string(), output::output_file(file).name))
+        fs::remove(entry.path(), error);
 }
 
 // The configuration's experiment as its run executes it: outputs in its directory, the summary as JSON,
@@ -148,7 +177,13 @@ std::string results_path(const std::string& out, const std::optional<Shard>& sha
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   const auto begin = Clock::now();
   const std::string path = results_path(options.out, options.shard);
-  fs::create_directories(fs::path(path).parent_path());
+  output::make_output_dir(fs::path(path).parent_path().string());
+  // One sweep per folder; a Slurm array's shards share it, each holding its own shard's folder
+  // (folder_lock.h). Its runs, forked, hold it too while they live.
+  using Mode = output::FolderLock::Mode;
+  const output::FolderLock folder(options.out, options.shard ? Mode::Shared : Mode::Exclusive);
+  std::optional<output::FolderLock> shard_folder;
+  if (options.shard) shard_folder.emplace(fs::path(path).parent_path().string());
   const fs::path runs = fs::path(options.out) / "runs";
   fs::create_directories(runs);
 
@@ -176,6 +211,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     }
     const std::string& status = it->second.status;
     std::string reason = options.force ? "--force" : status == "timeout" || status == "error" ? status : "";
+    if (reason.empty()) reason = unfinished_reason((runs / c->id).string());
     if (reason.empty()) reason = stale_reason(output::output_path((runs / c->id).string(), output::OutputFile::RunInputs), inputs);
     if (reason.empty()) {
       kept.push_back(it->second);
@@ -185,7 +221,10 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     }
   }
   write_results(path, spec.axes, kept);
-  std::ofstream results(path, std::ios::app);
+  // Rows are appended as runs end, each written out at once: a killed sweep keeps every finished row.
+  const int results_fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (results_fd < 0) throw_io_error(path, errno);
+  FdOutput results(results_fd);
 
   tally.configurations = mine.size();
   tally.already_done = kept.size();
@@ -194,19 +233,24 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   std::size_t next = 0;
   const int jobs = std::max(1, options.jobs);
   const ChildExits child_exits;
+  // The runs end with the sweep: SIGINT and SIGTERM are passed on to their group, SIGKILL reaches them
+  // as their PDEATHSIG. One group for all: a run starts no process of its own (common/child_groups.h).
+  ChildGroups children(Grouping::Shared);
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
       const Configuration* c = todo[next++];
       const fs::path dir = runs / c->id;
       fs::create_directories(dir);
+      remove_temporaries_of_a_killed_run(dir);
       // Its paths as seen from the run's folder, where the file lives (relative_paths.h).
       input::Experiment seen_from_dir = c->experiment;
       seen_from_dir.values = input::paths_seen_from(c->experiment.values, dir);
-      std::ofstream(output::output_path(dir.string(), output::OutputFile::Experiment)) << input::experiment_text(seen_from_dir) << '\n';
+      output::write_atomically(output::output_path(dir.string(), output::OutputFile::Experiment),
+                               input::experiment_text(seen_from_dir) + '\n');
       output::write_json(dir.string(), output::OutputFile::RunInputs, inputs_now[c->id]);
       std::ofstream(dir / "attempts", std::ios::app) << "started\n";
       running.push_back({c,
-                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir,
+                         start_run(options.run_configuration, for_run(*c, dir, options.log_level), dir, children,
                                    child_exits.original_mask()),
                          Clock::now()});
       log::sweep().debug("run {} started: {} (configuration {} of {}, pid {})", c->id, configuration_text(*c, spec.axes),
@@ -216,13 +260,15 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
+      children.reaped(pid);
       const auto it = std::find_if(running.begin(), running.end(), [&](const Running& r) { return r.pid == pid; });
       if (it == running.end()) continue;
       const double seconds = std::chrono::duration<double>(Clock::now() - it->started).count();
       const ResultRow row = outcome(*it, status, runs / it->configuration->id, seconds, options.timeout_seconds);
       log::sweep().debug("run {} finished: {}{} after {:.3f} s", row.id, row.status,
                          row.message.empty() ? "" : " (" + row.message + ")", seconds);
-      results << results_line(row) << std::endl;  // flushed: a killed sweep keeps every finished row
+      results.write(results_line(row) + '\n');
+      results.flush();
       ++tally.ran;
       tally.ok += row.status == "ok";
       running.erase(it);
@@ -238,7 +284,9 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     child_exits.wait(std::chrono::milliseconds(100));  // the timeouts and the ETA are checked this often
   }
   progress.end();
-  results.close();
+  close(results_fd);
+  // A row that could not be appended is a result lost: said once every run has ended.
+  if (results.error() != 0) throw_io_error(path, results.error());
 
   // The final file: every row of this shard, in configuration order.
   std::map<std::string, std::size_t> order;

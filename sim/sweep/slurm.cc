@@ -1,14 +1,17 @@
 #include "sim/sweep/slurm.h"
-#include "sim/output/output_files.h"
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
+#include <ostream>
 #include <map>
 
 #include "common/input_error.h"
+#include "sim/output/atomic_file.h"
+#include "sim/output/folder_lock.h"
+#include "sim/output/output_files.h"
+#include "sim/output/run_folder.h"
 #include "sim/sweep/results_csv.h"
 
 namespace pipegrid::sweep {
@@ -43,7 +46,11 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
   fs::create_directories(out);
   const fs::path script = out / "sweep.sbatch";
   {
-    std::ofstream s(script);
+    // Not while a sweep or an earlier array's shards write there; released before sbatch, whose tasks
+    // take it themselves, shared.
+    const output::FolderLock folder(options.out);
+    output::AtomicFile file(script.string());
+    std::ostream& s = file.stream();
     s << "#!/bin/bash\n"
       << "# pipegrid sweep as a Slurm job array: task i runs shard i of " << slurm.array_size << ".\n"
       << "#SBATCH --job-name=pipegrid-sweep\n"
@@ -62,6 +69,7 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
     if (options.force) s << " --force";
     if (options.log_level != "warn") s << " --log-level " << options.log_level;
     s << '\n';
+    file.commit();
   }
   const std::string command = "sbatch --parsable " + shell_quote(script.string()) + " 2>&1";
   std::FILE* pipe = popen(command.c_str(), "r");
@@ -77,6 +85,8 @@ std::string submit_array(const std::string& sweep_file, const SweepOptions& opti
 }
 
 std::size_t merge_shards(const SweepSpec& spec, const std::string& out) {
+  output::make_output_dir(out);
+  const output::FolderLock folder(out);  // not beside shards still running, nor another merge
   std::map<std::string, std::size_t> order;
   for (const Configuration& c : spec.configurations) order[c.id] = c.index;
   std::map<std::size_t, ResultRow> rows;

@@ -180,7 +180,12 @@ TEST(SimGridChecks, TraceConnectDrivesHostsButNotTheSealedLinks) {
                         "  </zone>\n  <trace id=\"t\" periodicity=\"1\">0 1e9\n</trace>\n"
                         "  <trace_connect kind=\"BANDWIDTH\" trace=\"t\" element=\"a\"/>\n"),
             "p.xml:16: <trace_connect kind=\"BANDWIDTH\">: SimGrid 3.32 cannot connect a trace to a link (the link is "
-            "sealed first); give the link a bandwidth_file or latency_file");
+            "sealed first); give the link a bandwidth_file");
+  EXPECT_EQ(error_after("  </zone>\n",
+                        "  </zone>\n  <trace id=\"t\" periodicity=\"1\">0 1e-6\n</trace>\n"
+                        "  <trace_connect kind=\"LATENCY\" trace=\"t\" element=\"a\"/>\n"),
+            "p.xml:16: <trace_connect kind=\"LATENCY\">: SimGrid 3.32 cannot connect a trace to a link (the link is "
+            "sealed first); and pipegrid refuses latency profiles");
   EXPECT_EQ(error_after("  </zone>\n",
                         "  </zone>\n  <trace id=\"t\" periodicity=\"1\">0 1\n</trace>\n"
                         "  <trace_connect kind=\"LINK_AVAIL\" trace=\"t\" element=\"a\"/>\n"),

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "command_runner.h"
+#include "processes.h"
 #include "sim/run/lesson.h"
 
 namespace pipegrid {
@@ -207,6 +208,34 @@ TEST(Pitfalls, ARunPastItsTimeoutIsKilled) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("broken: killed after 5 s, expected exit 0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fixed: exit 0, as expected\n"), std::string::npos) << r.out;
+  fs::remove_all(catalogue);
+}
+
+// The issue's lesson whose command recursed: every run of it runs the lesson again, each in a process
+// of its own, each with the default 60 s timeout, until the outermost one's 3 s are up. Killing its
+// child's group at the timeout ends the child; each deeper run then gets SIGTERM as its parent dies
+// (PDEATHSIG) and passes it on to its own child's group: none is left, where killing the direct
+// child alone left the chain below it running for a minute and more.
+TEST(Pitfalls, ARecursingLessonKilledAtItsTimeoutLeavesNoProcessBehind) {
+  char dir_template[] = "/tmp/pipegrid-catalogue-XXXXXX";
+  const fs::path catalogue = mkdtemp(dir_template);
+  const fs::path lesson = catalogue / "recurse";
+  fs::create_directories(lesson);
+  fs::copy_file(kCatalogue / "too-few-microbatches" / "README.md", lesson / "README.md");
+  std::ofstream(lesson / "lesson.toml") << "title = \"t\"\nsummary = \"s\"\n[broken]\nargs = [\"pitfalls\", \"recurse\", "
+                                           "\"--catalogue\", \"" << catalogue.string()
+                                        << "\"]\nexit = 0\n[[fixed]]\nargs = [\"schedule\", \"--schedule\", \"1f1b\", \"--pp\", "
+                                           "\"2\", \"--microbatches\", \"2\"]\nexit = 0\n";
+  const auto r = run_pipegrid("pitfalls recurse --timeout 3 --catalogue " + catalogue.string() + " --out " +
+                              (catalogue / "out").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("broken: killed after 3 s, expected exit 0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fixed: exit 0, as expected\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(catalogue / "out" / "broken" / "broken")) << "the lesson never recursed";
+  // Every run of the chain names the catalogue on its command line.
+  const bool none_left = test_support::eventually([&] { return test_support::processes_with(catalogue.string()).empty(); });
+  EXPECT_TRUE(none_left) << test_support::processes_with(catalogue.string()).size() << " runs of the lesson left";
+  test_support::kill_all_with(catalogue.string());
   fs::remove_all(catalogue);
 }
 

@@ -7,7 +7,9 @@
 # tasks all complete (state COMPLETED, exit code 0:0, each in the repository root, each writing its
 # log and its shard's results: configurations i, i + 3, … — the same rows, byte for byte, as a local
 # run has for them), and `--merge` then gathers the shards into a results.csv byte-identical to the
-# one a local `--jobs 2` run of the same sweep writes.
+# one a local `--jobs 2` run of the same sweep writes. Then a task cancelled with `scancel` while its
+# runs are mid-flight leaves no process of its sweep, keeps the rows it finished, and the array
+# submitted again completes the sweep with the bytes of a local run.
 #
 # Usage: run_slurm_sweep_test.sh PIPEGRID_BINARY REPOSITORY_ROOT. Needs root (slurmd runs the tasks as
 # the submitting user, munged as the munge user). Exits 77 (CTest's skip) with "SKIP: why" only where
@@ -209,4 +211,42 @@ echo "slurm: all $tasks tasks COMPLETED with exit code 0:0 in $repo, each with i
 
 "$pipegrid" sweep "$sweep" --out "$array_out" --merge || fail "pipegrid sweep --merge found configurations missing"
 diff "$state/local/results.csv" "$array_out/results.csv" || fail "the merged results differ from the local run's"
-echo "PASS: the job array's merged results.csv is byte-identical to the local run's ($configurations configurations)"
+echo "slurm: the job array's merged results.csv is byte-identical to the local run's ($configurations configurations)"
+
+# --- scancel mid-flight: a task of runs a few seconds long, two at a time, cancelled once it has
+# written a row and still runs. Slurm sends SIGTERM to the task's processes (SIGKILL after KillWait):
+# every run must end with the sweep, the rows it finished stay, and the array submitted again reruns
+# only the rest and completes the sweep with the bytes of a local run.
+slow=$state/slow.toml
+printf 'base = "%s"\n[axes]\n"parallel.microbatches" = [2048, 2304, 2560, 2816]\n' "$repo/tests/data/sweeps/job.toml" > "$slow"
+"$pipegrid" sweep "$slow" --out "$state/slow-local" --jobs 2 2> "$state/log/slow-local.err" ||
+  fail "the local slow sweep failed: $(cat "$state/log/slow-local.err")"
+cancelled_out=$state/cancelled
+job=$("$pipegrid" sweep "$slow" --out "$cancelled_out" --slurm --array-size 1 --jobs-per-task 2)
+# The task's sweep and its runs (forks of it) all hold the unique --out on their command lines.
+processes_of_task() { pgrep -f -- "$cancelled_out" || true; }
+shard=$cancelled_out/shards/0/results.csv
+row_written_and_running() {
+  [ -f "$shard" ] && [ "$(wc -l < "$shard")" -ge 2 ] && [ "$(processes_of_task | wc -l)" -ge 2 ]
+}
+wait_for 300 row_written_and_running ||
+  fail "job $job never had a row written and a run going: $(squeue -h -o '%i %T %R')"
+scancel "$job"
+wait_for 120 eval '! job_pending' || fail "job $job still in the queue 120 s after scancel"
+wait_for 60 eval '[ -z "$(processes_of_task)" ]' ||
+  fail "processes of the cancelled sweep left: $(processes_of_task | xargs -r ps -o pid,stat,args -p)"
+record=$(scontrol -o show job "$job") || fail "scontrol has no record of job $job"
+[[ " $record " == *" JobState=CANCELLED "* ]] || fail "job $job was not cancelled: $record"
+finished=$(($(wc -l < "$shard") - 1))
+[ "$finished" -ge 1 ] && [ "$finished" -lt 4 ] || fail "job $job has $finished of 4 rows: expected some, not all"
+echo "slurm: job $job cancelled mid-flight with $finished of 4 rows; no process of it left"
+
+job=$("$pipegrid" sweep "$slow" --out "$cancelled_out" --slurm --array-size 1 --jobs-per-task 2)
+wait_for 300 eval '! job_pending' || fail "job $job (the resubmission) still in the queue after 300 s"
+record=$(scontrol -o show job "$job") || fail "scontrol has no record of job $job"
+[[ " $record " == *" JobState=COMPLETED "* ]] || fail "the resubmitted job $job did not complete: $record"
+grep -q "$finished already done" "$cancelled_out/slurm-${job}_0.out" ||
+  fail "the resubmitted task did not keep the $finished finished rows: $(cat "$cancelled_out/slurm-${job}_0.out")"
+"$pipegrid" sweep "$slow" --out "$cancelled_out" --merge || fail "the resumed sweep has configurations missing"
+diff "$state/slow-local/results.csv" "$cancelled_out/results.csv" || fail "the resumed sweep's results differ from a local run's"
+echo "PASS: the merged results.csv is byte-identical to the local run's ($configurations configurations); a sweep cancelled mid-flight left no process and resumed to the local run's bytes"

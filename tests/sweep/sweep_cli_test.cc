@@ -65,7 +65,8 @@ std::size_t attempts(const std::string& out, const std::string& id) {
 // Every sweep runs from the source tree, which its platform paths are relative to (run_pipegrid starts
 // the binary where the tests run, hence the `--help; cd … && …` commands).
 
-// The sweep runs in its own process group, so that the kill takes its runs with it. It is killed
+// The sweep runs in its own process group, so that the kill takes its shell with it; its runs, in a
+// group of the sweep's making, end as it dies (their PDEATHSIG, sweep_signals_test.cc). It is killed
 // when it has reported four finished runs on stderr (one line each when stderr is not a terminal,
 // written after the run's row): an event, not a moment on the clock.
 TEST(Sweep, KilledPartWayAndResumedEndsWithEveryRowOnce) {
