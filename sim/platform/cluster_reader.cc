@@ -90,6 +90,14 @@ ExpandedCluster expand_cluster(const SourceText& source, const pugi::xml_node& n
   const double limiter = optional_bandwidth(source, node, what, "limiter_link");
   const double loopback_bw = optional_bandwidth(source, node, what, "loopback_bw");
   const double loopback_lat = optional_latency(source, node, what, "loopback_lat");
+  // SimGrid makes a cluster's backbone, and its loopback links, when either attribute is set, with the
+  // bandwidth given or 0: a latency alone made links no transfer gets through (tests/fuzz/platform_xml).
+  if (bb_lat > 0 && !(bb_bw > 0))
+    source.fail(node, fmt::format("{}: bb_lat without bb_bw: SimGrid would make a backbone of bandwidth 0", what));
+  if (loopback_lat > 0 && !(loopback_bw > 0))
+    source.fail(node, fmt::format("{}: loopback_lat without loopback_bw: SimGrid would make loopback links of "
+                                  "bandwidth 0",
+                                  what));
   c.narrowest = c.bandwidth;
   for (double bw : {bb_bw, limiter, loopback_bw})
     if (bw > 0) c.narrowest = std::min(c.narrowest, bw);

@@ -132,6 +132,13 @@ TEST(StandardXml, EachMistakeIsOneLineWithItsLine) {
        "6: host_link x: up: link l is SPLITDUPLEX: name one direction, l_UP or l_DOWN"},
       {"<backbone id=\"bb\" bandwidth=\"1GBps\" latency=\"1us\"/>\n",
        "4: <backbone> belongs in a zone routed Cluster, not Full"},
+      // A latency without its bandwidth (found by tests/fuzz/platform_xml).
+      {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" "
+       "loopback_lat=\"5us\"/>\n",
+       "4: cluster c: loopback_lat without loopback_bw: SimGrid would make loopback links of bandwidth 0"},
+      {"<cluster id=\"c\" prefix=\"n\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\" "
+       "bb_lat=\"5us\"/>\n",
+       "4: cluster c: bb_lat without bb_bw: SimGrid would make a backbone of bandwidth 0"},
   };
   for (const BadFile& c : cases) {
     const std::string path = write_temp_file("bad.xml", platform(c.body));
