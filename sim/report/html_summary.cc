@@ -26,7 +26,7 @@ std::map<int, const json*> memory_by_rank(const json& summary) {
   const json& ranks = field(field(summary, "memory"), "ranks");
   if (ranks.is_array())
     for (const json& r : ranks)
-      if (const auto rank = number_field(r, "rank")) out[static_cast<int>(*rank)] = &r;
+      if (const auto rank = int_field(r, "rank")) out[*rank] = &r;
   return out;
 }
 
@@ -90,7 +90,7 @@ std::string ranks_table_html(const json& summary) {
     has_comm |= field(r, "exposed_comm").is_object();
     has_a2a |= exposed(r, "a2a") > 0;
     has_stages |= field(r, "stages").is_array();
-    const auto m = memory.find(static_cast<int>(number_field(r, "rank").value_or(-1)));
+    const auto m = memory.find(int_field(r, "rank").value_or(-1));
     has_peak |= number_field(r, "peak_activations") || (m != memory.end() && number_field(*m->second, "peak_activations"));
     has_bytes |= m != memory.end() && number_field(*m->second, "total");
   }
@@ -103,7 +103,7 @@ std::string ranks_table_html(const json& summary) {
   if (has_bytes) out += "<th>memory (GB)</th>";
   out += "<th class=\"wide\">busy \u00b7 exposed comm \u00b7 idle</th></tr></thead>\n<tbody>\n";
   for (const json& r : ranks) {
-    const int rank = static_cast<int>(number_field(r, "rank").value_or(-1));
+    const int rank = int_field(r, "rank").value_or(-1);
     const double busy = number_field(r, "busy").value_or(0), idle = number_field(r, "idle").value_or(0);
     const double comm = exposed(r, "p2p") + exposed(r, "tp") + exposed(r, "dp") + exposed(r, "a2a");
     out += fmt::format("<tr><td>{}</td>", rank);

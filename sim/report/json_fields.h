@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -24,6 +25,14 @@ inline std::optional<double> number_field(const nlohmann::json& j, std::string_v
   if (!v.is_number()) return std::nullopt;
   const double x = v.get<double>();
   return std::isfinite(x) ? std::optional(x) : std::nullopt;
+}
+
+/// A whole number that fits an int (a rank): a file edited to 1e308 or 2.5 holds none, not a cast's UB.
+inline std::optional<int> int_field(const nlohmann::json& j, std::string_view key) {
+  const auto x = number_field(j, key);
+  if (!x || *x != std::trunc(*x) || *x < std::numeric_limits<int>::min() || *x > std::numeric_limits<int>::max())
+    return std::nullopt;
+  return static_cast<int>(*x);
 }
 
 inline std::optional<std::string> text_field(const nlohmann::json& j, std::string_view key) {
