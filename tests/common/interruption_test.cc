@@ -11,23 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "temp_files.h"
+
 namespace pipegrid::interruption {
 namespace {
 
-// An empty directory of this test's own.
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "pipegrid-" + name + "-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test_support::fresh_dir;
+using test_support::read_file;
 
 // Runs `body` in a child, which then waits to be signalled; returns its exit status.
 template <typename Body>
@@ -56,7 +46,7 @@ TEST(Interruption, SigtermWritesTheStatusAndEndsWith143) {
   });
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted by SIGTERM");
+  EXPECT_EQ(read_file(dir + "/status.json"), "interrupted by SIGTERM");
   EXPECT_FALSE(std::filesystem::exists(dir + "/status.json.interrupted"));
 }
 
@@ -68,7 +58,7 @@ TEST(Interruption, SigintRemovesATemporaryFileAndEndsWith130) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_FALSE(std::filesystem::exists(dir + "/trace.csv.tmp"));
-  EXPECT_EQ(slurp(dir + "/kept.csv"), "a finished file");
+  EXPECT_EQ(read_file(dir + "/kept.csv"), "a finished file");
 }
 
 TEST(Interruption, AForgottenSlotIsNotCarriedOut) {
@@ -76,7 +66,7 @@ TEST(Interruption, AForgottenSlotIsNotCarriedOut) {
   std::ofstream(dir + "/renamed.csv") << "complete";
   const int status = child_signalled(SIGTERM, [&] { forget(unlink_on_interrupt(dir + "/renamed.csv")); });
   EXPECT_EQ(WEXITSTATUS(status), 143);
-  EXPECT_EQ(slurp(dir + "/renamed.csv"), "complete");
+  EXPECT_EQ(read_file(dir + "/renamed.csv"), "complete");
 }
 
 TEST(Interruption, TheLineIsSaidOnStderrOnceTheFileIsWritten) {
@@ -90,8 +80,8 @@ TEST(Interruption, TheLineIsSaidOnStderrOnceTheFileIsWritten) {
     write_on_interrupt(dir + "/status.json", [](int s) { return std::string("interrupted by ") + signal_name(s); });
   });
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted by SIGINT");
-  EXPECT_EQ(slurp(err), "pipegrid: interrupted by SIGINT\n");
+  EXPECT_EQ(read_file(dir + "/status.json"), "interrupted by SIGINT");
+  EXPECT_EQ(read_file(err), "pipegrid: interrupted by SIGINT\n");
 }
 
 TEST(Interruption, InstallPutsTheHandlersBackAfterALibraryReplacedThem) {
@@ -103,7 +93,7 @@ TEST(Interruption, InstallPutsTheHandlersBackAfterALibraryReplacedThem) {
     install();
   });
   EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_EQ(slurp(dir + "/status.json"), "interrupted");
+  EXPECT_EQ(read_file(dir + "/status.json"), "interrupted");
 }
 
 TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
@@ -142,7 +132,7 @@ TEST(Interruption, TheChildrensGroupGetsTheSameSignal) {
   char byte = 0;
   EXPECT_EQ(read(told[0], &byte, 1), 1);
   EXPECT_EQ(byte, 'T');
-  EXPECT_EQ(slurp(dir + "/done"), "written after the group was signalled");
+  EXPECT_EQ(read_file(dir + "/done"), "written after the group was signalled");
 }
 
 }  // namespace

@@ -16,24 +16,15 @@
 #include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
 
+#include "temp_files.h"
+
 namespace pipegrid::output {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::read_file;
+
 namespace fs = std::filesystem;
-
-std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "pipegrid-folder-" + name + "-" + std::to_string(getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string> names_in(const std::string& dir) {
   std::vector<std::string> names;
@@ -54,7 +45,7 @@ TEST(AtomicFile, IsThereWholeOnceCommittedAndUnderItsTemporaryUntilThen) {
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"trace.csv." + std::to_string(getpid()) + ".tmp"});
   file.commit();
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"trace.csv"});
-  EXPECT_EQ(slurp(dir + "/trace.csv"), "gpu,host\n0,gpu0\n");  // the three ways in, in the order written
+  EXPECT_EQ(read_file(dir + "/trace.csv"), "gpu,host\n0,gpu0\n");  // the three ways in, in the order written
 }
 
 TEST(AtomicFile, NotCommittedLeavesNothingAndTheEarlierFileAsItWas) {
@@ -65,7 +56,7 @@ TEST(AtomicFile, NotCommittedLeavesNothingAndTheEarlierFileAsItWas) {
     file.write("half of a new one");
   }
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"summary.json"});
-  EXPECT_EQ(slurp(dir + "/summary.json"), "earlier");
+  EXPECT_EQ(read_file(dir + "/summary.json"), "earlier");
 }
 
 TEST(AtomicFile, AFailedRenameIsAnIoErrorNamingTheFile) {
@@ -112,8 +103,8 @@ TEST(OutputFolder, RemovesAnEarlierRunsFilesAndNothingElse) {
   {
     OutputFolder folder(dir, no_inputs, me());
     EXPECT_EQ(names_in(dir), (std::vector<std::string>{".lock", "experiment.toml", "inputs.json", "lesson.json",
-                                                        "notes.txt", "results.csv", "status.json", "stderr.txt",
-                                                        "stdout.json", "summary.json.bak"}));
+                                                       "notes.txt", "results.csv", "status.json", "stderr.txt",
+                                                       "stdout.json", "summary.json.bak"}));
     EXPECT_EQ(read_status(dir)->name(), "running");
     folder.finish(3);
   }
@@ -123,8 +114,8 @@ TEST(OutputFolder, RemovesAnEarlierRunsFilesAndNothingElse) {
   EXPECT_EQ((*status->status)["exit_code"], 3);
   EXPECT_EQ((*status->status)["pid"], getpid());
   EXPECT_EQ((*status->status)["command"], nlohmann::json(me().command));
-  EXPECT_EQ(slurp(dir + "/notes.txt"), "not a run's");
-  EXPECT_EQ(slurp(dir + "/.lock"), std::to_string(getpid()) + "\n");
+  EXPECT_EQ(read_file(dir + "/notes.txt"), "not a run's");
+  EXPECT_EQ(read_file(dir + "/.lock"), std::to_string(getpid()) + "\n");
 }
 
 TEST(OutputFolder, ASecondWriterIsRefusedNamingTheFirst) {
@@ -154,14 +145,19 @@ TEST(OutputFolder, AnInputAmongTheOutputsIsRefusedAndNothingIsTouched) {
   // The same file by another path: compared as files, not as names.
   const std::string input = dir + "/../" + fs::path(dir).filename().string() + "/schedule.csv";
   try {
-    OutputFolder folder(dir, [&] { return std::vector<std::string>{"elsewhere.csv", input}; }, me());
+    OutputFolder folder(
+        dir,
+        [&] {
+          return std::vector<std::string>{"elsewhere.csv", input};
+        },
+        me());
     FAIL() << "an input among the outputs";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), input + ": an input of this command is also one of its outputs, " + dir +
                                          "/schedule.csv: choose another --out than " + dir);
   }
-  EXPECT_EQ(slurp(dir + "/schedule.csv"), "0F0,0B0\n");
-  EXPECT_EQ(slurp(dir + "/summary.json"), "earlier");
+  EXPECT_EQ(read_file(dir + "/schedule.csv"), "0F0,0B0\n");
+  EXPECT_EQ(read_file(dir + "/summary.json"), "earlier");
   EXPECT_FALSE(fs::exists(dir + "/status.json"));
 }
 

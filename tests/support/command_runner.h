@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "temp_files.h"
+
 namespace pipegrid::test_support {
 
 struct CommandResult {
@@ -20,27 +22,11 @@ struct CommandResult {
   std::string err;
 };
 
-/// An empty directory of its own under the test's temporary one: TMP/pipegrid-NAME-PID.
-inline std::string fresh_dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "pipegrid-" + name + "-" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-inline std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// `pipegrid ARGS` through the shell; ARGS is shell text.
 inline CommandResult run_pipegrid(const std::string& args) {
   char dir_template[] = "/tmp/pipegrid-cli-XXXXXX";
   const std::string dir = mkdtemp(dir_template);
-  const std::string command =
-      std::string(PIPEGRID_BINARY) + " " + args + " >" + dir + "/out 2>" + dir + "/err";
+  const std::string command = std::string(PIPEGRID_BINARY) + " " + args + " >" + dir + "/out 2>" + dir + "/err";
   const int status = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
