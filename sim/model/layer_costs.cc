@@ -12,21 +12,52 @@ Flops& Flops::operator+=(const Flops& other) {
   return *this;
 }
 
+double attention_weight_macs(const Transformer& m) {
+  const double h = m.hidden, a = m.heads;
+  if (m.mla.enabled()) {
+    // multi_latent_attention.py: queries h → r_q → a·(d_nope + d_rope) (or h → a·(…) without r_q), the
+    // latent h → r_kv + d_rope, keys and values r_kv → a·(d_nope + d_v), output a·d_v → h.
+    const Mla& l = m.mla;
+    const double qk = a * l.qk_head_dim();
+    const double queries = l.q_lora_rank > 0 ? h * l.q_lora_rank + l.q_lora_rank * qk : h * qk;
+    const double latent = h * (l.kv_lora_rank + l.qk_rope_head_dim);
+    const double keys_values = l.kv_lora_rank * a * (l.qk_nope_head_dim + l.v_head_dim);
+    return queries + latent + keys_values + m.value_width() * h;
+  }
+  // Q h → a·d, K and V h → g·d each, output a·d → h.
+  const double d = m.head_width(), g = m.query_groups();
+  return h * (a * d + 2 * g * d) + a * d * h;
+}
+
+double mlp_weight_macs(const Transformer& m, double width) {
+  return (m.mlp == Mlp::Swiglu ? 3.0 : 2.0) * m.hidden * width;
+}
+
+namespace {
+
+// Forward, I and W of a block whose weight matmuls do `weight_macs` multiply-adds per token and whose
+// activation matmuls (scores and context) `activation_macs`: 2 FLOPs per multiply-add; a weight matmul
+// costs as much again for its input gradient and for its weight gradient, an activation matmul twice
+// for its two input gradients.
+Flops block_flops(const Transformer& m, double weight_macs, double activation_macs) {
+  const double weights = 2 * tokens(m) * weight_macs, activations = 2 * tokens(m) * activation_macs;
+  return {weights + activations, weights + 2 * activations, weights};
+}
+
+// Scores Q·Kᵀ (s·a·d_qk per token) and context P·V (s·a·d_v per token), the whole s×s square as
+// Megatron's count has it.
+double attention_core_macs(const Transformer& m) { return m.seq * (m.query_width() + m.value_width()); }
+
+}  // namespace
+
 Flops layer_flops(const Transformer& m) {
-  const double h = m.hidden;
-  const double ffn = m.ffn();
-  // QKV (h → 3h), attention output (h → h), MLP up (h → ffn) and down (ffn → h): 2 FLOPs per multiply-add.
-  const double weight_matmuls = 2 * tokens(m) * (3 * h * h + h * h + 2 * h * ffn);
-  // Scores Q·Kᵀ and context P·V: per head 2·s·s·(h/a) each, a heads, b sequences.
-  const double attention_matmuls = 2 * 2 * tokens(m) * m.seq * h;
-  return {weight_matmuls + attention_matmuls, weight_matmuls + 2 * attention_matmuls, weight_matmuls};
+  return block_flops(m, attention_weight_macs(m) + mlp_weight_macs(m, m.ffn()), attention_core_macs(m));
 }
 
 Flops attention_flops(const Transformer& m) {
-  const double h = m.hidden;
-  const double weight_matmuls = 2 * tokens(m) * 4 * h * h;
-  const double attention_matmuls = 2 * 2 * tokens(m) * m.seq * h;
-  return {weight_matmuls + attention_matmuls, weight_matmuls + 2 * attention_matmuls, weight_matmuls};
+  // A MoE layer's router (T×E) runs with the attention, on every token.
+  const double router = m.moe.enabled() ? static_cast<double>(m.hidden) * m.moe.experts : 0;
+  return block_flops(m, attention_weight_macs(m) + router, attention_core_macs(m));
 }
 
 Flops expert_flops_per_token(const Transformer& m) {
@@ -34,9 +65,23 @@ Flops expert_flops_per_token(const Transformer& m) {
   return {matmuls, matmuls, matmuls};
 }
 
+std::int64_t norm_parameters(const Transformer& m, std::int64_t width) {
+  return (m.norm == Norm::LayerNorm ? 2 : 1) * width;  // LayerNorm: scale and shift; RMSNorm: scale
+}
+
 std::int64_t attention_parameters(const Transformer& m) {
   const std::int64_t h = m.hidden;
-  return (3 * h * h + 3 * h) + (h * h + h) + 2 * 2 * h;
+  std::int64_t weights = static_cast<std::int64_t>(attention_weight_macs(m));
+  std::int64_t biases = 0;
+  if (m.mla.enabled()) {
+    // The latents are normalised before their up-projections (q_layernorm, kv_layernorm).
+    weights += norm_parameters(m, m.mla.q_lora_rank) + norm_parameters(m, m.mla.kv_lora_rank);
+  } else if (m.qkv_bias) {
+    biases += static_cast<std::int64_t>(m.query_width()) + 2 * std::int64_t{m.query_groups()} * m.head_width();
+  }
+  if (m.linear_bias) biases += h;  // the output projection's
+  const std::int64_t router = m.moe.enabled() ? std::int64_t{m.moe.experts} * h : 0;
+  return weights + biases + router + 2 * norm_parameters(m, h);
 }
 
 std::int64_t expert_parameters(const Transformer& m) {
@@ -53,12 +98,12 @@ Flops lm_head_flops(const Transformer& m) {
 }
 
 std::int64_t layer_parameters(const Transformer& m) {
-  const std::int64_t h = m.hidden;
-  const std::int64_t ffn = m.ffn();
-  const std::int64_t attention = (3 * h * h + 3 * h) + (h * h + h);
-  const std::int64_t mlp = (h * ffn + ffn) + (ffn * h + h);
-  const std::int64_t layer_norms = 2 * 2 * h;  // a scale and a shift each
-  return attention + mlp + layer_norms;
+  const std::int64_t h = m.hidden, ffn = m.ffn();
+  const std::int64_t up = m.mlp == Mlp::Swiglu ? 2 * ffn : ffn;  // gate and up as one matrix
+  const std::int64_t mlp = static_cast<std::int64_t>(mlp_weight_macs(m, m.ffn())) + (m.linear_bias ? up + h : 0);
+  Transformer dense = m;
+  dense.moe = {};
+  return attention_parameters(dense) + mlp;
 }
 
 std::int64_t word_embedding_parameters(const Transformer& m) {
@@ -66,7 +111,7 @@ std::int64_t word_embedding_parameters(const Transformer& m) {
 }
 
 std::int64_t position_embedding_parameters(const Transformer& m) {
-  return static_cast<std::int64_t>(m.seq) * m.hidden;
+  return m.positions == Positions::Learned ? static_cast<std::int64_t>(m.seq) * m.hidden : 0;
 }
 
 std::int64_t parameter_count(const Transformer& m) {
@@ -76,6 +121,13 @@ std::int64_t parameter_count(const Transformer& m) {
                                          (m.moe.experts + m.moe.shared_experts) * expert_parameters(m));
   return (m.layers - moe_layers) * layer_parameters(m) + moe + word_embedding_parameters(m) +
          position_embedding_parameters(m) + lm_head;
+}
+
+std::int64_t active_parameter_count(const Transformer& m) {
+  if (!m.moe.enabled()) return parameter_count(m);
+  const std::int64_t moe_layers = m.layers - m.moe.first_dense_layers;
+  const std::int64_t idle = std::int64_t{m.moe.experts - m.moe.top_k} * expert_parameters(m);
+  return parameter_count(m) - moe_layers * idle;
 }
 
 }  // namespace pipegrid::model

@@ -27,10 +27,19 @@ struct Flops {
   }
 };
 
-/// One transformer layer. Forward: the weight matmuls (QKV 6bsh², attention output 2bsh², MLP
-/// 2·2bsh·ffn) and the two activation matmuls, scores QKᵀ and context P·V (2bs²h each): with ffn = 4h,
-/// 24bsh² + 4bs²h, the paper's count. Backward: I = weight matmuls + 8bs²h, W = weight matmuls, so
-/// B = 2F. Softmax, LayerNorm, GeLU, dropout and bias adds are ignored, as in the paper.
+/// Multiply-adds per token of a layer's attention weights: Q, K, V and the output projection
+/// (h·(a·d + 2·g·d) + a·d·h; 4h² for GPT's), or MLA's down- and up-projections.
+double attention_weight_macs(const Transformer& model);
+/// Multiply-adds per token of an MLP h → width → h: 2·h·width, or 3·h·width gated (SwiGLU).
+double mlp_weight_macs(const Transformer& model, double width);
+
+/// One transformer layer. Forward: the weight matmuls (attention_weight_macs + mlp_weight_macs, 2
+/// FLOPs each per token) and the two activation matmuls, scores Q·Kᵀ and context P·V (2·b·s²·a·d each,
+/// the whole square): for GPT (ffn = 4h) 24bsh² + 4bs²h, the paper's count, and in general the count
+/// of Megatron-LM's num_floating_point_operations (megatron/training/training.py), which extends it to
+/// grouped-query attention, a head width of its own and gated MLPs. Backward: I = weight matmuls +
+/// twice the activation matmuls, W = weight matmuls, so B = 2F. Norms, activations, dropout and bias
+/// adds are ignored, as in the paper.
 Flops layer_flops(const Transformer& model);
 
 /// The layer again with full recomputation: its forward is run a second time before the backward, on
@@ -42,23 +51,31 @@ Flops recomputed(const Flops& layer);
 Flops lm_head_flops(const Transformer& model);
 /// b·s, the tokens of one micro-batch.
 double tokens(const Transformer& model);
-/// A mixture-of-experts layer without its experts: QKV, attention output and the attention matmuls.
+/// A mixture-of-experts layer without its experts: attention (its weights and activation matmuls)
+/// and the router's T×E GEMM.
 Flops attention_flops(const Transformer& model);
 /// One token through one expert, a SwiGLU MLP h → H_e → h: three weight matmuls, 2·3·h·H_e FLOPs
 /// forward and as many for each of I and W.
 Flops expert_flops_per_token(const Transformer& model);
-std::int64_t attention_parameters(const Transformer& model);  // with its LayerNorms
-std::int64_t expert_parameters(const Transformer& model);     // 3·h·H_e, no biases
+/// A norm over `width` elements: 2·width parameters for LayerNorm, width for RMSNorm.
+std::int64_t norm_parameters(const Transformer& model, std::int64_t width);
+/// A layer without its MLP: the attention weights and biases, MLA's latent norms, the two norms of
+/// the layer and, in a MoE model, the router (E·h).
+std::int64_t attention_parameters(const Transformer& model);
+std::int64_t expert_parameters(const Transformer& model);  // 3·h·H_e, no biases
 
-/// Parameters of one layer: QKV 3h² + 3h, attention output h² + h, MLP 2h·ffn + ffn + h, two LayerNorms
-/// 4h; with ffn = 4h, Megatron's 12h² + 13h.
+/// Parameters of one dense layer: attention_parameters and the MLP's weights and biases. GPT's
+/// (QKV 3h² + 3h, output h² + h, MLP 2h·ffn + ffn + h, two LayerNorms 4h) is 12h² + 13h at ffn = 4h.
 std::int64_t layer_parameters(const Transformer& model);
 std::int64_t word_embedding_parameters(const Transformer& model);      // V·h
-std::int64_t position_embedding_parameters(const Transformer& model);  // s·h
+std::int64_t position_embedding_parameters(const Transformer& model);  // s·h if learned, 0 with RoPE
 
-/// The whole model, each weight counted once: l·layer + (V + s)·h, plus V·h for an untied LM head.
-/// With ffn = 4h and tied embeddings this is the paper's 12lh²(1 + 13/(12h) + (V + s)/(12lh)), which
-/// leaves out the final LayerNorm (2h) as this count does.
+/// The whole model, each weight counted once: the layers + (V + s)·h (V·h with rotary positions), plus
+/// V·h for an untied LM head. For GPT with tied embeddings this is the paper's
+/// 12lh²(1 + 13/(12h) + (V + s)/(12lh)), which leaves out the final norm, as this count does.
 std::int64_t parameter_count(const Transformer& model);
+/// What one token passes through: parameter_count less, in every MoE layer, the E − k routed experts
+/// it does not reach (the "activated parameters" MoE papers print).
+std::int64_t active_parameter_count(const Transformer& model);
 
 }  // namespace pipegrid::model

@@ -16,6 +16,12 @@ void Parallelism::validate(const Transformer& model) const {
   // the heads make t divide h.
   if (model.heads % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --heads {}", tp, model.heads));
+  // Megatron-Core splits the key-value heads over the TP ranks too (attention.py:
+  // divide(num_query_groups, world_size)), so t must divide them: t > g is refused there, not replicated.
+  if (!model.mla.enabled() && model.query_groups() % tp != 0)
+    throw InputError(fmt::format("--tp {}: must divide --kv-heads {} (Megatron-Core splits the key-value heads "
+                                 "over the tensor-parallel GPUs)",
+                                 tp, model.query_groups()));
   if (model.moe.enabled() && tp != 1)
     throw InputError(fmt::format("--tp {}: mixture-of-experts layers run with --tp 1 here (expert parallelism "
                                  "instead, as DeepSeek-V3 does)", tp));
