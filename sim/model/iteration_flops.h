@@ -20,7 +20,10 @@ double hardware_flops_per_iteration(const Transformer& model, std::int64_t globa
 /// Model FLOPs of one iteration: the same without recomputation, 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h))
 /// with ffn = 4h (Korthikanti et al. 2022, "Reducing Activation Recomputation", Appendix A). Model
 /// FLOPs utilization (MFU, Chowdhery et al. 2022) divides this by peak FLOP/s × time, so a run is not
-/// credited for work it chose to redo.
+/// credited for work it chose to redo. For today's models it is Megatron-LM's
+/// num_floating_point_operations (megatron/training/training.py): 12·B·s·l·h²·((1 + g/a + s/h)·a·d/h
+/// + ffn/h·(3/2 if gated)) + 6·B·s·h·V for dense layers, a MoE layer's MLP term k routed plus the shared
+/// experts of width H_e (SwiGLU), the router not counted; MLA counts its own projections' weights.
 double model_flops_per_iteration(const Transformer& model, std::int64_t global_batch);
 
 }  // namespace pipegrid::model

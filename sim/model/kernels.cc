@@ -1,107 +1,55 @@
 #include "sim/model/kernels.h"
 
+#include "sim/model/kernel_emitter.h"
+
 namespace pipegrid::model {
 namespace {
 
-constexpr double kHalf = 2;  // bytes of a bf16/fp16 element
+using detail::attention_block;
+using detail::attention_core_forward;
+using detail::backward_name;
+using detail::Emitter;
+using detail::kHalf;
+using detail::norm_name;
 
-// Appends kernels of one pass and part, `count` launches each.
-struct Emitter {
-  std::vector<Kernel>& out;
-  Pass pass = Pass::F;
-  Part part = Part::Dense;
-  double count = 1;
-
-  void gemm(std::string_view name, OpKind kind, double m, double n, double k, double batch = 1) {
-    out.push_back({.name = name, .kind = kind, .pass = pass, .part = part, .count = count,
-                   .gemm = {m, n, k, batch}, .flops = 2 * m * n * k * batch,
-                   .bytes = kHalf * batch * (m * k + k * n + m * n)});
-  }
-  void memory(std::string_view name, OpKind kind, double bytes) {
-    out.push_back({.name = name, .kind = kind, .pass = pass, .part = part, .count = count, .gemm = {}, .bytes = bytes});
-  }
-  void fused(std::string_view name, OpKind kind, double flops, double bytes) {
-    out.push_back({.name = name, .kind = kind, .pass = pass, .part = part, .count = count, .gemm = {}, .flops = flops,
-                   .bytes = bytes});
-  }
-  Emitter at(Pass p) const { return {out, p, part, count}; }
-};
-
-// Self-attention with its LayerNorm and residual: Megatron's ParallelAttention / SelfAttention and
-// the fused kernels around it (megatron/core/transformer/{attention,dot_product_attention}.py,
-// megatron/core/fusions/fused_{layer_norm,softmax,bias_dropout}.py). Bytes per token are each
-// kernel's inputs plus outputs; dropout masks are 1 byte per element.
-void attention_block(const Transformer& m, int t, bool flash, Emitter e) {
-  const double h = m.hidden, s = m.seq, T = tokens(m), d = h / m.heads;
-  const double heads = static_cast<double>(m.heads) / t;  // per GPU
-  const double bh = m.micro_batch * heads;                 // batched attention GEMMs
-  const double scores = bh * s * s;                        // elements of the s×s score matrices
-  // FlashAttention-2 on a causal mask: half of the 4·s²·d FLOPs per head forward, 2.5 times that
-  // backward (it recomputes the scores); Q, K, V, O and the log-sum-exp cross HBM, no s×s matrix.
-  const double flash_flops = 4 * bh * s * s * d / 2;
-  const double qkvo = 4 * T * h / t * kHalf;
-
-  Emitter f = e.at(Pass::F), i = e.at(Pass::I), w = e.at(Pass::W);
-  f.memory("layernorm1", OpKind::LayerNorm, 4 * h * T);
-  f.gemm("qkv", OpKind::Gemm, T, 3 * h / t, h);
-  if (flash) {
-    f.fused("flash_attention", OpKind::Attention, flash_flops, qkvo + 4 * bh * s);
-  } else {
-    f.gemm("scores", OpKind::Attention, s, s, d, bh);
-    f.memory("softmax", OpKind::Softmax, 4 * scores);
-    f.memory("attention_dropout", OpKind::Dropout, 5 * scores);
-    f.gemm("context", OpKind::Attention, s, d, s, bh);
-    f.memory("context_permute", OpKind::Permute, 4 * T * h / t);
-  }
-  f.gemm("projection", OpKind::Gemm, T, h, h / t);
-  f.memory("bias_dropout_residual1", OpKind::Residual, 7 * h * T);
-
-  i.memory("bias_dropout_residual1.bwd", OpKind::Residual, 5 * h * T);
-  i.gemm("projection.dgrad", OpKind::Gemm, T, h / t, h);
-  if (flash) {
-    i.fused("flash_attention.bwd", OpKind::Attention, 2.5 * flash_flops, 2 * qkvo + 4 * bh * s);
-  } else {
-    i.memory("context_permute.bwd", OpKind::Permute, 4 * T * h / t);
-    i.gemm("context.dgrad_probs", OpKind::Attention, s, s, d, bh);   // dP = dO·Vᵀ
-    i.gemm("context.dgrad_values", OpKind::Attention, s, d, s, bh);  // dV = Pᵀ·dO
-    i.memory("attention_dropout.bwd", OpKind::Dropout, 5 * scores);
-    i.memory("softmax.bwd", OpKind::Softmax, 6 * scores);
-    i.gemm("scores.dgrad_queries", OpKind::Attention, s, d, s, bh);  // dQ = dS·K
-    i.gemm("scores.dgrad_keys", OpKind::Attention, s, d, s, bh);     // dK = dSᵀ·Q
-  }
-  i.gemm("qkv.dgrad", OpKind::Gemm, T, h, 3 * h / t);
-  i.memory("layernorm1.bwd", OpKind::LayerNorm, 6 * h * T);
-
-  w.gemm("qkv.wgrad", OpKind::Gemm, 3 * h / t, h, T);
-  w.gemm("projection.wgrad", OpKind::Gemm, h, h / t, T);
-  w.memory("qkv.bias_grad", OpKind::BiasGrad, kHalf * 3 * h / t * T);
-  w.memory("projection.bias_grad", OpKind::BiasGrad, kHalf * h * T);
-}
-
-// The second LayerNorm and residual, which a MoE layer keeps around its experts.
 void mlp_norm_and_residual(const Transformer& m, Emitter e) {
   const double h = m.hidden, T = tokens(m);
-  e.at(Pass::F).memory("layernorm2", OpKind::LayerNorm, 4 * h * T);
-  e.at(Pass::F).memory("bias_dropout_residual2", OpKind::Residual, 7 * h * T);
-  e.at(Pass::I).memory("bias_dropout_residual2.bwd", OpKind::Residual, 5 * h * T);
-  e.at(Pass::I).memory("layernorm2.bwd", OpKind::LayerNorm, 6 * h * T);
+  e.at(Pass::F).memory(norm_name(m, 1), OpKind::LayerNorm, 4 * h * T);
+  e.at(Pass::F).memory("bias_dropout_residual2", OpKind::Residual, (m.dropout ? 7 : 6) * h * T);
+  if (m.dropout) e.at(Pass::I).memory("bias_dropout_residual2.bwd", OpKind::Residual, 5 * h * T);
+  e.at(Pass::I).memory(backward_name(norm_name(m, 1)), OpKind::LayerNorm, 6 * h * T);
 }
 
-// The dense MLP h → ffn → h with a fused bias-GeLU (fused_bias_gelu.py), column- then row-parallel.
+// The dense MLP, column- then row-parallel (megatron/core/transformer/mlp.py): GPT's h → ffn → h with
+// a fused bias-GeLU (fused_bias_gelu.py), Nemotron's with relu², or SwiGLU's gate and up as one GEMM
+// of 2·ffn columns, the fused SwiGLU (fused_bias_swiglu.py: reads 2·ffn, writes ffn), then down.
 void mlp(const Transformer& m, int t, Emitter e) {
   const double h = m.hidden, T = tokens(m), f = static_cast<double>(m.ffn()) / t;
+  const bool gated = m.mlp == Mlp::Swiglu;
+  const double up = gated ? 2 * f : f;
+  const std::string_view up_name = gated ? "mlp_gate_up" : "mlp_up";
   mlp_norm_and_residual(m, e);
   Emitter fw = e.at(Pass::F), i = e.at(Pass::I), w = e.at(Pass::W);
-  fw.gemm("mlp_up", OpKind::Gemm, T, f, h);
-  fw.memory("bias_gelu", OpKind::Activation, 4 * f * T);
+  fw.gemm(up_name, OpKind::Gemm, T, up, h);
+  switch (m.mlp) {
+    case Mlp::Gelu: fw.memory(m.linear_bias ? "bias_gelu" : "gelu", OpKind::Activation, 4 * f * T); break;
+    case Mlp::SquaredRelu: fw.memory("squared_relu", OpKind::Activation, 4 * f * T); break;
+    case Mlp::Swiglu: fw.memory("swiglu", OpKind::Activation, 3 * kHalf * f * T); break;
+  }
   fw.gemm("mlp_down", OpKind::Gemm, T, h, f);
   i.gemm("mlp_down.dgrad", OpKind::Gemm, T, f, h);
-  i.memory("bias_gelu.bwd", OpKind::Activation, 6 * f * T);
-  i.gemm("mlp_up.dgrad", OpKind::Gemm, T, h, f);
-  w.gemm("mlp_up.wgrad", OpKind::Gemm, f, h, T);
+  switch (m.mlp) {
+    case Mlp::Gelu: i.memory(m.linear_bias ? "bias_gelu.bwd" : "gelu.bwd", OpKind::Activation, 6 * f * T); break;
+    case Mlp::SquaredRelu: i.memory("squared_relu.bwd", OpKind::Activation, 6 * f * T); break;
+    case Mlp::Swiglu: i.memory("swiglu.bwd", OpKind::Activation, 5 * kHalf * f * T); break;
+  }
+  i.gemm(gated ? "mlp_gate_up.dgrad" : "mlp_up.dgrad", OpKind::Gemm, T, h, up);
+  w.gemm(gated ? "mlp_gate_up.wgrad" : "mlp_up.wgrad", OpKind::Gemm, up, h, T);
   w.gemm("mlp_down.wgrad", OpKind::Gemm, h, f, T);
-  w.memory("mlp_up.bias_grad", OpKind::BiasGrad, kHalf * f * T);
-  w.memory("mlp_down.bias_grad", OpKind::BiasGrad, kHalf * h * T);
+  if (m.linear_bias) {
+    w.memory(gated ? "mlp_gate_up.bias_grad" : "mlp_up.bias_grad", OpKind::BiasGrad, kHalf * up * T);
+    w.memory("mlp_down.bias_grad", OpKind::BiasGrad, kHalf * h * T);
+  }
 }
 
 // SwiGLU experts h → width → h over `rows` tokens each, `groups` experts side by side (a grouped
@@ -153,11 +101,15 @@ void moe_layer(const Transformer& m, int t, bool flash, Emitter e) {
 
 void embedding(const Transformer& m, Emitter e) {
   const double h = m.hidden, T = tokens(m);
-  e.at(Pass::F).memory("embedding", OpKind::Embedding, 6 * h * T);  // word + position rows, summed
-  e.at(Pass::F).memory("embedding_dropout", OpKind::Dropout, 5 * h * T);
-  e.at(Pass::I).memory("embedding_dropout.bwd", OpKind::Dropout, 5 * h * T);
-  // The scatter-add of the gradient rows into the fp32 word and position gradients.
-  e.at(Pass::W).memory("embedding.wgrad", OpKind::Embedding, 12 * h * T);
+  // Word rows (and learned position rows, summed): each table read 2h and the sum written 2h per token.
+  const bool learned = m.positions == Positions::Learned;
+  e.at(Pass::F).memory("embedding", OpKind::Embedding, (learned ? 6 : 4) * h * T);
+  if (m.dropout) {
+    e.at(Pass::F).memory("embedding_dropout", OpKind::Dropout, 5 * h * T);
+    e.at(Pass::I).memory("embedding_dropout.bwd", OpKind::Dropout, 5 * h * T);
+  }
+  // The scatter-add of the gradient rows into each table's fp32 gradient, 6h bytes per token a table.
+  e.at(Pass::W).memory("embedding.wgrad", OpKind::Embedding, (learned ? 12 : 6) * h * T);
 }
 
 // The final LayerNorm, the logits GEMM against the (vocabulary-parallel) word embeddings and the
@@ -165,12 +117,12 @@ void embedding(const Transformer& m, Emitter e) {
 void lm_head(const Transformer& m, int t, Emitter e) {
   const double h = m.hidden, T = tokens(m), v = static_cast<double>(m.vocab) / t;
   Emitter f = e.at(Pass::F), i = e.at(Pass::I), w = e.at(Pass::W);
-  f.memory("final_layernorm", OpKind::LayerNorm, 4 * h * T);
+  f.memory(norm_name(m, 2), OpKind::LayerNorm, 4 * h * T);
   f.gemm("lm_head", OpKind::LmHead, T, v, h);
   f.memory("cross_entropy", OpKind::CrossEntropy, 12 * v * T);
   i.memory("cross_entropy.bwd", OpKind::CrossEntropy, 8 * v * T);
   i.gemm("lm_head.dgrad", OpKind::LmHead, T, h, v);
-  i.memory("final_layernorm.bwd", OpKind::LayerNorm, 6 * h * T);
+  i.memory(backward_name(norm_name(m, 2)), OpKind::LayerNorm, 6 * h * T);
   w.gemm("lm_head.wgrad", OpKind::LmHead, v, h, T);
 }
 
@@ -228,14 +180,18 @@ std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& p
   if (moe_layers > 0) moe_layer(model, t, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)});
 
   std::vector<Kernel> out = layers;
-  // Full recomputation runs each layer's forward again just before its backward.
-  if (par.recompute == Recompute::Full)
-    for (Kernel k : layers)
-      if (k.pass == Pass::F) {
-        k.pass = Pass::I;
-        k.recomputed = true;
-        out.push_back(k);
-      }
+  // Full recomputation runs each layer's forward again just before its backward; selective only its
+  // attention core (Megatron-Core's CheckpointWithoutOutput around core_attention).
+  std::vector<Kernel> again;
+  if (par.recompute == Recompute::Full) again = layers;
+  if (par.recompute == Recompute::Selective && stage.layers > 0)
+    attention_core_forward(model, t, options.flash_attention, {again, Pass::F, Part::Dense, double(stage.layers)});
+  for (Kernel k : again)
+    if (k.pass == Pass::F) {
+      k.pass = Pass::I;
+      k.recomputed = true;
+      out.push_back(k);
+    }
   if (stage.has_embedding) embedding(model, {out});
   if (stage.has_lm_head) lm_head(model, t, {out});
   // Each tensor-parallel all-reduce is a NCCL kernel the host launches like any other.

@@ -55,9 +55,13 @@ Flops layer_flops(const Transformer& m) {
 }
 
 Flops attention_flops(const Transformer& m) {
-  // A MoE layer's router (T×E) runs with the attention, on every token.
-  const double router = m.moe.enabled() ? static_cast<double>(m.hidden) * m.moe.experts : 0;
-  return block_flops(m, attention_weight_macs(m) + router, attention_core_macs(m));
+  return block_flops(m, attention_weight_macs(m), attention_core_macs(m));
+}
+
+Flops attention_core_flops(const Transformer& m) { return block_flops(m, 0, attention_core_macs(m)); }
+
+Flops router_flops(const Transformer& m) {
+  return block_flops(m, static_cast<double>(m.hidden) * m.moe.experts, 0);
 }
 
 Flops expert_flops_per_token(const Transformer& m) {
@@ -90,6 +94,15 @@ std::int64_t expert_parameters(const Transformer& m) {
 
 Flops recomputed(const Flops& layer) {
   return {layer.forward, layer.backward_input + layer.forward, layer.backward_weight};
+}
+
+Flops recomputed(const Flops& layer, const Transformer& m, Recompute recompute) {
+  switch (recompute) {
+    case Recompute::None: return layer;
+    case Recompute::Selective: return layer + Flops{0, attention_core_flops(m).forward, 0};
+    case Recompute::Full: return recomputed(layer);
+  }
+  return layer;
 }
 
 Flops lm_head_flops(const Transformer& m) {

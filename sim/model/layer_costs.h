@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "sim/model/parallelism.h"
 #include "sim/model/transformer.h"
 
 namespace pipegrid::model {
@@ -45,15 +46,23 @@ Flops layer_flops(const Transformer& model);
 /// The layer again with full recomputation: its forward is run a second time before the backward, on
 /// the input-gradient path, so I grows by F.
 Flops recomputed(const Flops& layer);
+/// A layer's FLOPs under `recompute`: unchanged, I grown by the attention core's forward (selective:
+/// Korthikanti et al. 2022, §5 — only the scores, softmax, dropout and context are run again), or by
+/// the whole forward (full).
+Flops recomputed(const Flops& layer, const Transformer& model, Recompute recompute);
+/// The attention core alone: scores and context, forward 2·b·s²·a·(d_qk + d_v), I twice that, no W.
+Flops attention_core_flops(const Transformer& model);
 
 /// The language-model head: logits = hidden × embeddingsᵀ, 2bshV forward, I = W = 2bshV. The input
 /// embedding is a lookup (no FLOPs); the softmax and cross-entropy are ignored.
 Flops lm_head_flops(const Transformer& model);
 /// b·s, the tokens of one micro-batch.
 double tokens(const Transformer& model);
-/// A mixture-of-experts layer without its experts: attention (its weights and activation matmuls)
-/// and the router's T×E GEMM.
+/// A layer's attention: its weight matmuls and its activation matmuls (a MoE layer without its experts
+/// and router).
 Flops attention_flops(const Transformer& model);
+/// A MoE layer's router, a T×E GEMM on every token (Megatron's TopKRouter); MFU's count leaves it out.
+Flops router_flops(const Transformer& model);
 /// One token through one expert, a SwiGLU MLP h → H_e → h: three weight matmuls, 2·3·h·H_e FLOPs
 /// forward and as many for each of I and W.
 Flops expert_flops_per_token(const Transformer& model);

@@ -2,18 +2,63 @@
 
 namespace pipegrid::model {
 
+namespace {
+
+// Korthikanti et al. 2022 (§4.1), generalised term by term, bytes per token of one layer on one of t
+// GPUs without sequence parallelism. `replicated`: what every TP GPU holds whole — the two norms'
+// inputs (2h each), the attention's and the MLP's inputs (2h each), the two hidden dropout masks (h
+// each), MLA's latents and their norms' inputs. `sharded`: what splits over the t GPUs — Q, K and V as
+// the scores and context GEMMs keep them (K and V of the g key-value heads), the context (the
+// projection's input) and the MLP's activations (GeLU/relu²: its input and output, 2·2·ffn; SwiGLU:
+// gate and up, 2·2·ffn, and their product, 2·ffn). `scores`: the s×s matrices per token of the a
+// heads, softmax output 2 bytes, dropout mask 1 and output 2 (2 without dropout).
+struct LayerTerms {
+  double replicated = 0, sharded = 0, scores = 0;
+  double weight_inputs_replicated = 0, weight_inputs_sharded = 0;  // what W reads after I
+};
+
+LayerTerms layer_terms(const Transformer& m) {
+  const double h = m.hidden, a = m.heads, s = m.seq, ffn = m.ffn();
+  LayerTerms terms;
+  terms.replicated = 4 * h + 2 * h + 2 * h + (m.dropout ? 2 * h : 0);
+  double keys = 0, values = 0;
+  if (m.mla.enabled()) {
+    const Mla& l = m.mla;
+    // c_q into its norm and out of it, c_kv likewise, and the shared rotary key.
+    terms.replicated += 4.0 * l.q_lora_rank + 4.0 * l.kv_lora_rank + 2.0 * l.qk_rope_head_dim;
+    keys = m.query_width();
+    values = m.value_width();
+    terms.weight_inputs_replicated += 2.0 * l.q_lora_rank + 2.0 * l.kv_lora_rank;
+  } else {
+    keys = values = static_cast<double>(m.query_groups()) * m.head_width();
+  }
+  const double mlp = m.mlp == Mlp::Swiglu ? 6 * ffn : 4 * ffn;
+  terms.sharded = 2 * m.query_width() + 2 * keys + 2 * values + 2 * m.value_width() + mlp;
+  terms.scores = (m.dropout ? 5 : 2) * a * s;
+  // The four weight GEMMs' inputs: the two norms' outputs (2h each), the context and the MLP's
+  // down-projection input (2·ffn).
+  terms.weight_inputs_replicated += 4 * h;
+  terms.weight_inputs_sharded = 2 * m.value_width() + 2 * ffn;
+  return terms;
+}
+
+}  // namespace
+
 ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, const StageCost& stage,
                                  bool flash_attention) {
-  const double s = m.seq, b = m.micro_batch, h = m.hidden, a = m.heads, t = par.tp;
-  const double scores = flash_attention ? 0 : 5 * a * s * s * b / t;
-  const double per_layer_full = s * b * h * (10 + 24 / t) + scores;
-  const double per_layer = par.recompute == Recompute::Full ? 2 * s * b * h : per_layer_full;
-  const double kept_per_layer = s * b * h * (4 + 10 / t);
+  const double s = m.seq, b = m.micro_batch, h = m.hidden, t = par.tp, T = s * b;
+  const LayerTerms terms = layer_terms(m);
+  // FlashAttention keeps no s×s matrix (Dao et al. 2022); selective recomputation drops them and runs
+  // the core again (Korthikanti §5).
+  const bool keep_scores = !flash_attention && par.recompute == Recompute::None;
+  const double per_layer_kept = T * (terms.replicated + terms.sharded / t + (keep_scores ? terms.scores / t : 0));
+  const double per_layer = par.recompute == Recompute::Full ? 2 * T * h : per_layer_kept;
+  const double kept_per_layer = T * (terms.weight_inputs_replicated + terms.weight_inputs_sharded / t);
   ActivationBytes bytes;
   bytes.per_microbatch = stage.layers * per_layer;
   bytes.kept_for_weight_gradient = stage.layers * kept_per_layer;
-  if (stage.has_lm_head) bytes.per_microbatch += 4 * s * b * m.vocab / t;
-  if (stage.has_embedding) bytes.per_microbatch += s * b * h;
+  if (stage.has_lm_head) bytes.per_microbatch += 4 * T * m.vocab / t;
+  if (stage.has_embedding && m.dropout) bytes.per_microbatch += T * h;
   if (bytes.kept_for_weight_gradient > bytes.per_microbatch) bytes.kept_for_weight_gradient = bytes.per_microbatch;
   return bytes;
 }

@@ -11,20 +11,23 @@
 namespace pipegrid::model {
 
 /// One micro-batch's activations on one GPU of a stage (Korthikanti et al. 2022, "Reducing
-/// Activation Recomputation in Large Transformer Models", §4, bf16 with 1-byte dropout masks): per
-/// layer s·b·h·(10 + 24/t) + 5·a·s²·b/t bytes without recomputation — s·b·(34h + 5as) at t = 1 — or
-/// only the layer's input, 2·s·b·h, with full recomputation. The LM head's stage adds its fp32
-/// logits, 4·s·b·V/t (their §4.3), stage 0 the embedding's dropout mask, s·b·h.
-/// `kept_for_weight_gradient`: what a split backward's W still reads after I — the inputs of the four
-/// weight matmuls, 2sbh (LayerNorm 1 output) + 2sbh/t (attention context) + 2sbh (LayerNorm 2 output)
-/// + 8sbh/t (GeLU output) = s·b·h·(4 + 10/t) per layer (14 of the 34 at t = 1); with full
+/// Activation Recomputation in Large Transformer Models", §4–5, Table 2; bf16 with 1-byte dropout
+/// masks). For GPT, per layer: s·b·h·(10 + 24/t) + 5·a·s²·b/t bytes without recomputation — s·b·(34h +
+/// 5as) at t = 1 —, s·b·h·(10 + 24/t) with selective recomputation (the attention core's scores
+/// dropped and recomputed), only the layer's input, 2·s·b·h, with full recomputation. Today's layers
+/// follow the same terms (memory_model.cc): K and V of the g key-value heads, SwiGLU's 6·ffn instead of
+/// 4·ffn, no masks without dropout (and 2·a·s² for the scores), MLA's latents. The LM head's stage adds
+/// its fp32 logits, 4·s·b·V/t (their §4.3), stage 0 the embedding's dropout mask, s·b·h.
+/// `kept_for_weight_gradient`: what a split backward's W still reads after I — the inputs of the
+/// weight GEMMs, for GPT 2sbh (norm 1 output) + 2sbh/t (attention context) + 2sbh (norm 2 output) +
+/// 8sbh/t (GeLU output) = s·b·h·(4 + 10/t) per layer (14 of the 34 at t = 1); with full
 /// recomputation the same, as I recomputes them for W.
 struct ActivationBytes {
   double per_microbatch = 0;
   double kept_for_weight_gradient = 0;
 };
 /// With `flash_attention` the attention scores and their dropout mask are not stored (they are
-/// recomputed in the backward; Dao et al. 2022): the 5·a·s²·b/t term goes.
+/// recomputed in the backward; Dao et al. 2022): the 5·a·s²·b/t term goes, as with selective.
 ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage,
                                  bool flash_attention = false);
 

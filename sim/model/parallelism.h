@@ -10,9 +10,13 @@ namespace pipegrid::model {
 
 /// Activation recomputation. `Full` is Megatron's full (per-layer) checkpointing as in the SC 2021
 /// runs: each transformer layer keeps only its input and runs its forward again just before its
-/// backward. The embeddings and the LM head are not recomputed.
-enum class Recompute { None, Full };
-inline constexpr Named<Recompute> kRecomputes[] = {{"none", Recompute::None}, {"full", Recompute::Full}};
+/// backward. `Selective` is Korthikanti et al. 2022's (Megatron's --recompute-granularity selective,
+/// its default since 2022): only the attention core — scores, softmax, dropout, context — is dropped
+/// and run again, the rest of the layer's activations kept. The embeddings and the LM head are never
+/// recomputed.
+enum class Recompute { None, Selective, Full };
+inline constexpr Named<Recompute> kRecomputes[] = {
+    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
 inline std::string_view to_string(Recompute recompute) { return name_of<Recompute>(kRecomputes, recompute); }
 
 /// The parallel layout of one training run (Narayanan et al., SC 2021, §2–3): t-way tensor parallelism

@@ -1,7 +1,6 @@
 #include "sim/model/stage_cost.h"
 
 #include <algorithm>
-#include <cassert>
 #include <fmt/format.h>
 
 #include "common/input_error.h"
@@ -23,11 +22,10 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
   const int num_stages = par.num_stages();
   const int t = par.tp;
   const bool full_recompute = par.recompute == Recompute::Full;
-  const auto maybe_recomputed = [&](const Flops& f) { return full_recompute ? recomputed(f) : f; };
-  const Flops layer = maybe_recomputed(layer_flops(model));
+  const Flops layer = recomputed(layer_flops(model), model, par.recompute);
   const MoeSpec& moe = model.moe;
-  const Flops moe_layer_rest = maybe_recomputed(attention_flops(model));
-  const Flops expert_token = maybe_recomputed(expert_flops_per_token(model));
+  const Flops moe_layer_rest = recomputed(attention_flops(model) + router_flops(model), model, par.recompute);
+  const Flops expert_token = full_recompute ? recomputed(expert_flops_per_token(model)) : expert_flops_per_token(model);
   // One micro-batch's hidden states, b·s·h elements: what crosses a stage boundary and what every
   // tensor-parallel all-reduce sums (Narayanan et al., §4.1 and §3.3).
   const std::int64_t hidden_states =
@@ -73,8 +71,9 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
 
     if (c.has_embedding) parameters += word_embedding_parameters(model) + position_embedding_parameters(model);
     if (c.has_lm_head && lm_head_copy) parameters += word_embedding_parameters(model);
-    assert(parameters % t == 0);  // t divides h and ffn (Parallelism::validate), so every term
-    c.parameters = parameters / t;
+    // What Megatron replicates over the TP GPUs (norms, MLA's down-projections) is counted 1/t too;
+    // a count that does not divide (a head width of its own) rounds up.
+    c.parameters = (parameters + t - 1) / t;
 
     c.send_forward_bytes = c.has_lm_head ? 0 : p2p_bytes;
     c.send_backward_bytes = c.has_embedding ? 0 : p2p_bytes;

@@ -51,7 +51,7 @@ TEST(ModelErrors, SpecFieldsMustBePositive) {
 }
 
 TEST(ModelErrors, HeadsMustDivideHidden) {
-  EXPECT_EQ(spec_error([](Transformer& m) { m.heads = 7; }), "--heads 7: must divide --hidden 256");
+  EXPECT_EQ(spec_error([](Transformer& m) { m.heads = 7; }), "--heads 7: must divide --hidden 256 (or give --head-dim)");
 }
 
 TEST(ModelErrors, LayoutSizesBelowOneAreTheCallersBug) {
