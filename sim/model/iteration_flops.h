@@ -13,7 +13,8 @@ namespace pipegrid::model {
 /// execute, recomputed forwards included. With full recomputation and ffn = 4h this is the formula
 /// Narayanan et al. (SC 2021, §5.1) use for their TFLOP/s: 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) — each
 /// layer 4 × its forward, the LM head 3 × its forward (not recomputed). It equals the sum of the stage
-/// costs' F + B over all stages, micro-batches, replicas and tensor-parallel GPUs.
+/// costs' F + B over all stages, micro-batches, replicas and tensor-parallel GPUs (for a MoE model the
+/// stage costs add the router's GEMM, which Megatron's count leaves out).
 /// Throws InputError `--global-batch N: must be positive`, or the model's own InputError.
 double hardware_flops_per_iteration(const Transformer& model, std::int64_t global_batch, Recompute recompute);
 

@@ -193,6 +193,18 @@ TEST(ModelVariants, SelectiveRecomputationRunsTheAttentionCoreAgain) {
   EXPECT_EQ(recomputed, 5);  // kv_repeat, scores, softmax, context, context_permute
 }
 
+TEST(ModelVariants, StageCostsAddUpToTheIterationsHardwareFlops) {
+  // Two code paths, one count: the stages' F + B (per GPU, × t GPUs) over 4 stages and 3 sequences
+  // equal hardware_flops_per_iteration, for each recomputation, on a GQA + SwiGLU model.
+  const Transformer m = llama_layer(8);
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+    const Parallelism par{2, 4, 1, 1, false, r};
+    double sum = 0;
+    for (const StageCost& c : stage_costs(m, par)) sum += 2 * c.flops.total();
+    EXPECT_NEAR(3 * sum / hardware_flops_per_iteration(m, 3, r), 1, 1e-12) << to_string(r);
+  }
+}
+
 std::string error_of(const Transformer& m, const Parallelism& par = {}) {
   try {
     m.validate();
