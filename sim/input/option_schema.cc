@@ -12,6 +12,7 @@
 #include "sim/model/kernels.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/presets.h"
+#include "sim/model/transformer.h"
 #include "sim/output/trace_options.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/presets.h"
@@ -153,7 +154,11 @@ std::vector<OptionSpec> build_schema() {
 
       // --- a model ----------------------------------------------------------------------------------
       {.flag = "model", .section = "model", .key = "name", .commands = kSim, .type = Choice, .choices = model_names(),
-       .help = "a transformer preset (the Megatron-LM paper's table, GPT-3, DeepSeek-V3)"},
+       .help = "a transformer preset: the Megatron-LM paper's GPT table, GPT-3, or a shipped config.json "
+               "(experiments/models/: Llama 3.1, Nemotron-4, Mixtral, Qwen3, DeepSeek-V3)"},
+      {.flag = "hf-config", .section = "model", .commands = kSim, .type = Path,
+       .help = "a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2/3 and their MoE, DeepSeek-V3, Nemotron, "
+               "GPT-2) instead of --model; the sequence is --seq's (GPT-2's: n_positions)"},
       {.flag = "layers", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 100'000),
        .help = "transformer layers (overrides the preset's)"},
       {.flag = "hidden", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 20),
@@ -166,6 +171,36 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(1, 1 << 24), .help = "vocabulary size V"},
       {.flag = "ffn-hidden", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 24),
        .help = "MLP inner size (default 4 x hidden)"},
+      {.flag = "kv-heads", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
+       .help = "key-value heads g (grouped-query attention; 1: multi-query; default: the query heads)"},
+      {.flag = "head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
+       .help = "width of a head d (default hidden / heads)"},
+      {.flag = "mlp", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Mlp>(model::kMlps),
+       .help = "the MLP: gelu (GPT), swiglu (gated: Llama, Mixtral, Qwen, DeepSeek) or squared-relu (Nemotron-4); "
+               "default gelu"},
+      {.flag = "norm", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Norm>(model::kNorms),
+       .help = "layernorm (scale and shift) or rmsnorm (scale); default layernorm"},
+      {.flag = "positions", .section = "model", .commands = kSim, .type = Choice,
+       .choices = names_of<model::Positions>(model::kPositions),
+       .help = "learned position embeddings (an s x h table) or rope (rotary, no parameters); default learned"},
+      {.flag = "linear-bias", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
+       .help = "every linear layer has a bias (GPT); default on"},
+      {.flag = "qkv-bias", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
+       .help = "the QKV projection has a bias (Qwen2 keeps it without the others'); default on"},
+      {.flag = "dropout", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
+       .help = "attention and hidden dropout (GPT's 0.1; memory for its masks); default on"},
+      {.flag = "tied-embeddings", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
+       .help = "the output layer reuses the word embeddings (off: a V x h matrix of its own); default on"},
+      {.flag = "q-lora-rank", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
+       .help = "MLA: the queries' latent width (0: queries not compressed)"},
+      {.flag = "kv-lora-rank", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
+       .help = "MLA: the keys' and values' shared latent width (> 0: multi-head latent attention)"},
+      {.flag = "qk-rope-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
+       .help = "MLA: a head's rotary query and key width (the key's shared by all heads)"},
+      {.flag = "qk-nope-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
+       .help = "MLA: a head's query and key width without positions"},
+      {.flag = "v-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
+       .help = "MLA: a head's value width"},
       {.flag = "micro-batch", .section = "model", .commands = kSim, .type = Integer, .unit = "sequences",
        .bounds = at_least(1, 1 << 16), .default_text = "1", .help = "sequences per micro-batch b"},
       {.flag = "compute-efficiency", .section = "model", .commands = kSim, .type = Number,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/input_error.h"
+#include "sim/model/layer_costs.h"
 
 namespace pipegrid::model {
 
@@ -62,6 +63,15 @@ void Transformer::validate() const {
                                    *head_dim));
   }
   moe.validate(layers);
+  // Parameters are counted in 64-bit integers (layer_costs.h); sizes each within its flag's range can
+  // still multiply past them (10^5 layers of 65 536 experts of width 2^24), so the whole is bounded.
+  const double per_layer = attention_weight_macs(*this) + mlp_weight_macs(*this, ffn()) +
+                           (static_cast<double>(moe.experts) + moe.shared_experts) * 3.0 * hidden * moe.expert_hidden +
+                           static_cast<double>(moe.experts) * hidden;
+  const double parameters = layers * per_layer + 2.0 * (static_cast<double>(vocab) + seq) * hidden;
+  if (parameters > kMaxParameters)
+    throw InputError(fmt::format("--layers {} --hidden {}: a model of {:.3g} parameters; pipegrid counts up to {:g}",
+                                 layers, hidden, parameters, kMaxParameters));
 }
 
 }  // namespace pipegrid::model

@@ -32,6 +32,13 @@ enum class Positions { Learned, Rope };
 inline constexpr Named<Positions> kPositions[] = {{"learned", Positions::Learned}, {"rope", Positions::Rope}};
 inline std::string_view to_string(Positions positions) { return name_of<Positions>(kPositions, positions); }
 
+/// A yes-or-no field of the model as the options name it (--tied-embeddings off) and summary.json echoes it.
+inline constexpr Named<bool> kSwitches[] = {{"on", true}, {"off", false}};
+
+/// The most parameters a model may hold: a thousand times today's largest, far from where their 64-bit
+/// counts (and the FLOPs and bytes that follow from them) overflow.
+inline constexpr double kMaxParameters = 1e15;
+
 /// Multi-head latent attention (DeepSeek-V2/V3; Megatron-Core megatron/core/transformer/
 /// multi_latent_attention.py): queries through a low-rank bottleneck (h → q_lora_rank → heads ×
 /// (qk_nope + qk_rope)), keys and values through a shared latent (h → kv_lora_rank + qk_rope, then

@@ -6,6 +6,7 @@
 
 #include "common/input_error.h"
 #include "sim/input/text_values.h"
+#include "sim/model/hf_config.h"
 #include "sim/model/presets.h"
 #include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
@@ -17,7 +18,13 @@ namespace {
 using input::OptionValues;
 
 constexpr const char* kTimeFlags[] = {"time-f", "time-b", "time-w", "time-fb", "time-optimizer"};
-constexpr const char* kModelFlags[] = {"model", "layers", "hidden", "heads", "seq", "vocab"};
+// Any of these describes a model (and so asks for the cost model instead of explicit op times).
+// clang-format off
+constexpr const char* kModelFlags[] = {
+    "model", "hf-config", "layers", "hidden", "heads", "seq", "vocab", "ffn-hidden",
+    "kv-heads", "head-dim", "mlp", "norm", "positions", "linear-bias", "qkv-bias", "dropout", "tied-embeddings",
+    "q-lora-rank", "kv-lora-rank", "qk-rope-head-dim", "qk-nope-head-dim", "v-head-dim"};
+// clang-format on
 constexpr const char* kMoeFlags[] = {
     "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
     "ep",      "routing"};
@@ -75,21 +82,46 @@ ParallelSpec parallel_spec_of(const OptionValues& v) {
           v.flag("allow-tp-across-nodes")};
 }
 
+// The model a preset, a config.json or the flags alone describe, every given flag applied over it.
 model::Transformer transformer_of(const OptionValues& v) {
+  if (v.has("model") && v.has("hf-config"))
+    throw InputError("--model and --hf-config: give one (a preset is one of the shipped config.json files)");
   model::Transformer m;
   if (v.has("model"))
     m = model::transformer_preset(v.text("model"));
+  else if (v.has("hf-config"))
+    m = model::read_hf_config(v.text("hf-config"));
   else
     m.name = "custom";
   const auto take = [&](const char* flag, int& field) {
     if (const auto given = v.given_int(flag)) field = *given;
+  };
+  const auto take_optional = [&](const char* flag, std::optional<int>& field) {
+    if (const auto given = v.given_int(flag)) field = *given;
+  };
+  const auto take_switch = [&](const char* flag, bool& field) {
+    if (v.has(flag)) field = named<bool>(v, flag, model::kSwitches);
   };
   take("layers", m.layers);
   take("hidden", m.hidden);
   take("heads", m.heads);
   take("seq", m.seq);
   take("vocab", m.vocab);
-  if (const auto ffn = v.given_int("ffn-hidden")) m.ffn_hidden = ffn;
+  take_optional("ffn-hidden", m.ffn_hidden);
+  take_optional("kv-heads", m.kv_heads);
+  take_optional("head-dim", m.head_dim);
+  if (v.has("mlp")) m.mlp = named<model::Mlp>(v, "mlp", model::kMlps);
+  if (v.has("norm")) m.norm = named<model::Norm>(v, "norm", model::kNorms);
+  if (v.has("positions")) m.positions = named<model::Positions>(v, "positions", model::kPositions);
+  take_switch("linear-bias", m.linear_bias);
+  take_switch("qkv-bias", m.qkv_bias);
+  take_switch("dropout", m.dropout);
+  take_switch("tied-embeddings", m.tied_embeddings);
+  take("q-lora-rank", m.mla.q_lora_rank);
+  take("kv-lora-rank", m.mla.kv_lora_rank);
+  take("qk-rope-head-dim", m.mla.qk_rope_head_dim);
+  take("qk-nope-head-dim", m.mla.qk_nope_head_dim);
+  take("v-head-dim", m.mla.v_head_dim);
   m.micro_batch = static_cast<int>(v.integer("micro-batch"));
   take("experts", m.moe.experts);
   take("top-k", m.moe.top_k);
@@ -101,9 +133,15 @@ model::Transformer transformer_of(const OptionValues& v) {
   take("combine-bytes", m.moe.combine_bytes);
   m.moe.ep = static_cast<int>(v.integer("ep"));
   m.moe.routing = model::parse_routing(v.text("routing"));
-  if (!v.has("model"))
+  if (v.has("hf-config") && m.seq == 0)
+    throw InputError(
+        fmt::format("--seq: required with --hf-config {}: a config.json gives the longest context "
+                    "(max_position_embeddings), not the sequence a run trains with",
+                    v.text("hf-config")));
+  if (!v.has("model") && !v.has("hf-config"))
     for (const char* flag : {"layers", "hidden", "heads", "seq", "vocab"})
-      if (!v.has(flag)) throw InputError(fmt::format("--{}: needed to describe a model without --model", flag));
+      if (!v.has(flag))
+        throw InputError(fmt::format("--{}: needed to describe a model without --model or --hf-config", flag));
   m.validate();
   return m;
 }
@@ -111,6 +149,7 @@ model::Transformer transformer_of(const OptionValues& v) {
 ModelSpec model_spec_of(const OptionValues& v) {
   ModelSpec spec;
   spec.transformer = transformer_of(v);
+  spec.hf_config = v.text("hf-config");
   spec.scatter_gather = v.flag("scatter-gather");
   spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
   spec.uneven_layers = v.flag("uneven-layers");

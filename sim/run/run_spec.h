@@ -65,6 +65,7 @@ struct ComputeSpec {
 /// A transformer and how it is cut: what prices the ops when a model is given.
 struct ModelSpec {
   model::Transformer transformer;  // the preset with every given field applied, checked
+  std::string hf_config;           // the config.json it was read from, if one was given
   bool scatter_gather = false;
   model::Recompute recompute = model::Recompute::None;
   bool uneven_layers = false;

@@ -42,6 +42,15 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                          {"seq", m.seq},
                          {"vocab", m.vocab},
                          {"ffn_hidden", m.ffn()},
+                         {"kv_heads", m.query_groups()},
+                         {"head_dim", m.head_width()},
+                         {"mlp", model::to_string(m.mlp)},
+                         {"norm", model::to_string(m.norm)},
+                         {"positions", model::to_string(m.positions)},
+                         {"linear_bias", name_of<bool>(model::kSwitches, m.linear_bias)},
+                         {"qkv_bias", name_of<bool>(model::kSwitches, m.qkv_bias)},
+                         {"dropout", name_of<bool>(model::kSwitches, m.dropout)},
+                         {"tied_embeddings", name_of<bool>(model::kSwitches, m.tied_embeddings)},
                          {"micro_batch", m.micro_batch},
                          {"compute", run.compute_echo},
                          {"scatter_gather", spec_model.scatter_gather},
@@ -50,6 +59,13 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                          {"distributed_optimizer", spec_model.distributed_optimizer},
                          {"uneven_layers", spec_model.uneven_layers},
                          {"flash_attention", spec_model.flash_attention}};
+  if (!spec_model.hf_config.empty()) echo["hf_config"] = spec_model.hf_config;
+  if (m.mla.enabled())
+    echo["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                   {"kv_lora_rank", m.mla.kv_lora_rank},
+                   {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                   {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                   {"v_head_dim", m.mla.v_head_dim}};
   const model::MoeSpec& moe = m.moe;
   if (moe.enabled()) {
     const sim::ExecOptions& o = run.input.options;

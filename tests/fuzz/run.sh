@@ -13,7 +13,7 @@ build=$(realpath "$1")
 seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-harnesses=(action schedule_csv platform_xml experiment_toml sweep_toml option_value report_dir)
+harnesses=(action schedule_csv platform_xml experiment_toml sweep_toml option_value report_dir hf_config)
 [ $# -gt 0 ] && harnesses=("$@")
 
 failed=0

@@ -37,7 +37,8 @@ std::string layout_error(const Transformer& m, Parallelism par) {
 TEST(ModelErrors, UnknownPresetListsTheKnownOnes) {
   EXPECT_EQ(error_of([] { transformer_preset("gpt-9t"); }),
             "--model gpt-9t: unknown model; known: gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
-            "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, deepseek-v3");
+            "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, llama3.1-8b, llama3.1-70b, "
+            "llama3.1-405b, nemotron4-15b, nemotron4-340b, mixtral-8x7b, mixtral-8x22b, qwen3-235b-a22b, deepseek-v3");
 }
 
 TEST(ModelErrors, SpecFieldsMustBePositive) {

@@ -410,7 +410,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "pass --allow-tp-across-nodes to allow it"},
         BadSimulation{"UnknownModel", "--platform " + kTwoNodes + kJob + " --model gpt-9t",
                       "--model gpt-9t: must be one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18b, gpt-39b, gpt-76b, "
-                      "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, deepseek-v3"},
+                      "gpt-145b, gpt-175b, gpt-310b, gpt-530b, gpt-1t, llama3.1-8b, llama3.1-70b, "
+            "llama3.1-405b, nemotron4-15b, nemotron4-340b, mixtral-8x7b, mixtral-8x22b, qwen3-235b-a22b, deepseek-v3"},
         BadSimulation{"TimesAndModel", "--platform " + kTwoNodes + kJob + " --model gpt-175b --time-f 2",
                       "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, "
                       "not both"},
