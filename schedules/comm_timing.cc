@@ -32,9 +32,10 @@ struct Park {
 
 class Engine : public RankEngine<Engine> {
  public:
-  Engine(const Schedule& s, const ActionTimes& times, const CommTimingOptions& options)
+  Engine(const Schedule& s, const OpTimes& times, const CommTimingOptions& options)
       : RankEngine(s, times, options.record_spans),
         options_(options),
+        priced_(!options.forward_messages.empty()),
         messages_(index_.size()),
         batch_(s.ranks, 0),
         posted_(s.ranks, false),
@@ -164,13 +165,18 @@ class Engine : public RankEngine<Engine> {
       if (options_.p2p == P2pMode::Rendezvous && msg.receive_posted == kUnknown) return;
       double start = msg.send_posted;
       if (options_.p2p == P2pMode::Rendezvous) start = std::max(start, msg.receive_posted);
-      if (msg.before_on_channel != kNone) {
-        const double before = messages_[msg.before_on_channel].start;
-        if (before == kUnknown) return;
-        start = std::max(start, before);
+      if (msg.before_on_channel != kNone && messages_[msg.before_on_channel].start == kUnknown) return;
+      if (priced_) {
+        const Result r = index_.result(m);
+        const MessageCost& cost = (r.flow == Flow::Forward ? options_.forward_messages : options_.backward_messages)[r.stage];
+        const double before = msg.before_on_channel != kNone ? messages_[msg.before_on_channel].end : 0;
+        msg.start = std::max(start, before);
+        msg.end = std::max(before, start + cost.latency) + cost.transfer;
+      } else {
+        if (msg.before_on_channel != kNone) start = std::max(start, messages_[msg.before_on_channel].start);
+        msg.start = start;
+        msg.end = start + options_.p2p_latency;
       }
-      msg.start = start;
-      msg.end = start + options_.p2p_latency;
       if (options_.record_spans) {
         const Result r = index_.result(m);
         spans_.push_back({r, sender_rank(schedule_, r), receiver_rank(schedule_, r), msg.start, msg.end});
@@ -262,6 +268,7 @@ class Engine : public RankEngine<Engine> {
   }
 
   CommTimingOptions options_;
+  bool priced_;                     // messages take their own MessageCost
   std::vector<Message> messages_;   // by result; only the ones that cross ranks are used
   std::vector<std::size_t> batch_;  // next comm batch of each rank
   std::vector<bool> posted_;        // the rank's next batch is posted and being waited for
@@ -274,9 +281,13 @@ class Engine : public RankEngine<Engine> {
 
 }  // namespace
 
-CommTiming time_lowered(const Schedule& schedule, const ActionTimes& times, const CommTimingOptions& options) {
+CommTiming time_lowered(const Schedule& schedule, const OpTimes& times, const CommTimingOptions& options) {
   if (!schedule.has_comms()) throw std::logic_error("time_lowered: the schedule has no comm actions (lower it first)");
   if (options.channels < 1) throw std::logic_error("time_lowered: at least one channel");
+  const auto stages = static_cast<std::size_t>(schedule.num_stages());
+  if (!options.forward_messages.empty() &&
+      (options.forward_messages.size() != stages || options.backward_messages.size() != stages))
+    throw std::logic_error("time_lowered: one message cost per virtual stage and direction");
   return Engine(schedule, times, options).run();
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "schedules/action_times.h"
+#include "schedules/op_times.h"
 #include "schedules/comm_check.h"
 #include "schedules/deadlock_hint.h"
 #include "schedules/p2p_mode.h"
@@ -16,6 +16,13 @@
 #include "schedules/timing.h"
 
 namespace pipegrid {
+
+/// A message's flow alone on its route (the contention-free view of a SimGrid flow): its latency,
+/// then its bytes at the route's bottleneck bandwidth.
+struct MessageCost {
+  double latency = 0;
+  double transfer = 0;  // bytes / bandwidth
+};
 
 struct CommTimingOptions {
   double p2p_latency = 0;  // L: a message reaches its receiver L after its flow starts
@@ -27,6 +34,12 @@ struct CommTimingOptions {
   /// messages in order; this engine moves no bytes, so "after it" is "not before it").
   int channels = 1;
   bool record_spans = false;
+  /// Per virtual stage, the flow of the activation it sends to the next stage and of the gradient it
+  /// sends back (by the stage of the result). Empty: every message takes p2p_latency and no time on
+  /// the wire. Given, a message on a busy channel starts when the one before it ends, having spent
+  /// its queueing time as latency (SimGrid's flows, sim/network/transfers.cc): it arrives at
+  /// max(end before it, ready + latency) + transfer.
+  std::vector<MessageCost> forward_messages = {}, backward_messages = {};
 };
 
 /// The waits of a lowered schedule that cannot finish: cycle[i] waits for cycle[i + 1] (the last for
@@ -77,6 +90,6 @@ struct CommTiming {
 /// on the one message or result it waits for and is woken when that is decided, so every action is
 /// looked at a bounded number of times. A schedule that misses compute ops (validate_ops() only) is
 /// run only to see where it hangs: its timing then means nothing else.
-CommTiming time_lowered(const Schedule& schedule, const ActionTimes& times, const CommTimingOptions& options = {});
+CommTiming time_lowered(const Schedule& schedule, const OpTimes& times, const CommTimingOptions& options = {});
 
 }  // namespace pipegrid

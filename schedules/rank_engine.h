@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
-#include "schedules/action_times.h"
+#include "schedules/op_times.h"
 #include "schedules/results.h"
 #include "schedules/schedule.h"
 #include "schedules/timing.h"
@@ -27,9 +28,9 @@ class RankEngine {
  protected:
   static constexpr double kNotDone = -1;
 
-  RankEngine(const Schedule& schedule, const ActionTimes& times, bool record_spans)
+  RankEngine(const Schedule& schedule, OpTimes times, bool record_spans)
       : schedule_(schedule),
-        times_(times),
+        times_(std::move(times)),
         record_spans_(record_spans),
         index_(schedule.num_stages(), schedule.microbatches),
         done_(index_.size(), kNotDone),
@@ -86,7 +87,7 @@ class RankEngine {
   }
 
   const Schedule& schedule_;
-  const ActionTimes& times_;
+  const OpTimes times_;
   bool record_spans_;
   ResultIndex index_;
   std::vector<double> done_;     // when each result was computed; kNotDone until then

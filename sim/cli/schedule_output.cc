@@ -21,13 +21,32 @@ std::string describe_times(const ActionTimes& t) {
                      format_number(t.i()), format_number(t.pair()));
 }
 
+// What priced the ops: the kernel model of a GPU, or FLOPs at one efficiency (compute_costs.h's echo).
+std::string compute_name(const nlohmann::json& compute) {
+  if (compute.contains("gpu")) return compute["gpu"].get<std::string>();
+  if (compute.contains("compute_efficiency"))
+    return fmt::format("FLOPs at efficiency {}", format_number(compute["compute_efficiency"].get<double>()));
+  return "the GPU";
+}
+
 }  // namespace
 
 void print_table(std::ostream& out, const ScheduleRun& run) {
   const Schedule& s = run.schedule;
   out << fmt::format("schedule {}: pp {}, microbatches {}, chunks {}\n", s.name, s.ranks, s.microbatches, s.chunks);
-  out << fmt::format("times per virtual stage: {}; p2p latency {}\n", describe_times(run.times),
-                     format_number(run.options.p2p_latency));
+  if (run.model) {
+    const nlohmann::json& echo = run.model->echo;
+    out << fmt::format("model {} on {}: tp {}, dp {}; ops priced by the compute model of {}, messages and "
+                       "collectives by the platform's routes (α-β)\n",
+                       echo["model"].get<std::string>(), echo["platform"].get<std::string>(), echo["tp"].get<int>(),
+                       echo["dp"].get<int>(), compute_name(echo["compute"]));
+    out << fmt::format("step time {} s: the contention-free estimate (no two flows share a link; pipegrid simulate "
+                       "times contention)\n",
+                       format_number(run.model->step_time));
+  } else {
+    out << fmt::format("times per virtual stage: {}; p2p latency {}\n", describe_times(run.times),
+                       format_number(run.options.p2p_latency));
+  }
   out << fmt::format("makespan {}, bubble fraction {:.4f}, longest rank span {} (the zero-bubble paper's cost)\n\n",
                      format_number(run.timing.makespan), run.timing.bubble_fraction,
                      format_number(run.timing.longest_rank_span));

@@ -9,6 +9,7 @@
 #include "common/input_error.h"
 #include "common/log.h"
 #include "sim/exec/link_report.h"
+#include "sim/exec/network_setup.h"
 #include "sim/exec/simgrid_route_check.h"
 #include "sim/exec/failure_watch.h"
 #include "sim/exec/progress_line.h"
@@ -55,31 +56,6 @@ class NoTrace final : public TraceSink {
  public:
   void write(const TraceEvent&) override {}
 };
-
-// The engine's settings, chosen for speed at thousands of actors (docs/performance.md): the CPU
-// model's trace integration, and no stack guard page per actor. TI asserts that a speed profile
-// repeats and ends as it starts (cpu_ti.cpp): with one, SimGrid's default (Lazy) model runs the execs.
-void configure_engine(const SimulationInput& input) {
-  if (input.speed_profiled_hosts.empty()) sg4::Engine::set_config("cpu/optim:TI");
-  sg4::Engine::set_config("contexts/guard-size:0");
-}
-
-// The network over the job's hosts: its flows as execs or comms, the platform's rails when their
-// routes exist, NCCL's NVLink efficiency inside a node.
-void connect_network(Network& network, const sg4::Engine& engine, const SimulationInput& input,
-                     const std::vector<sg4::Host*>& hosts, bool rails) {
-  network.use_exec_flows(input.options.exec_flows);
-  std::vector<int> node_of_gpu;
-  for (const PlatformGpu& gpu : input.platform_gpus) node_of_gpu.push_back(gpu.node);
-  if (rails) {
-    std::vector<sg4::Host*> platform_hosts = hosts;
-    for (std::size_t g = hosts.size(); g < input.platform_gpus.size(); ++g)
-      platform_hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
-    network.routes().use_rails(std::move(platform_hosts), node_of_gpu);
-  }
-  node_of_gpu.resize(hosts.size());
-  network.routes().set_nvlink_collective_efficiency(input.options.nccl_nvlink_efficiency, std::move(node_of_gpu));
-}
 
 GpuHosts gpu_hosts(const SimulationInput& input, std::vector<sg4::Host*> hosts) {
   GpuHosts gpus{std::move(hosts), {}, {}};

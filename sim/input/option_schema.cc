@@ -455,6 +455,32 @@ std::vector<OptionSpec> build_schema() {
   // clang-format on
 }
 
+// `schedule` and `check` time a model too (the contention-free engine, priced as simulate prices
+// it): every option of the model and the platform simulate takes, the layout's, and those of the
+// executor's that change what the step costs without contention. A rule rather than a list, so that a
+// new model option serves all three. Check keeps its --placement (the CSV's stages): its GPUs go in
+// Megatron's order.
+std::vector<OptionSpec> widen_to_model_timing(std::vector<OptionSpec> schema) {
+  constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep"};
+  constexpr std::string_view kStepCosts[] = {"grad-overlap",         "grad-bucket-size", "grad-sync-order",
+                                             "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency"};
+  const auto listed = [](const auto& flags, std::string_view flag) {
+    return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
+  };
+  for (OptionSpec& option : schema) {
+    if (!option.commands.contains(Simulate)) continue;
+    if (option.section == "model" || option.section == "platform" || listed(kLayout, option.flag) ||
+        listed(kStepCosts, option.flag)) {
+      option.commands = option.commands.with(Schedule).with(Check);
+      option.identity_when_given = option.identity_when_given.with(Schedule).with(Check);
+    } else if (option.section == "parallel" && option.flag == "placement") {
+      option.commands = option.commands.with(Schedule);
+      option.identity_when_given = option.identity_when_given.with(Schedule);
+    }
+  }
+  return schema;
+}
+
 }  // namespace
 
 namespace {
@@ -482,7 +508,7 @@ std::string OptionSpec::key_name() const {
 }
 
 const std::vector<OptionSpec>& option_schema() {
-  static const std::vector<OptionSpec> schema = build_schema();
+  static const std::vector<OptionSpec> schema = widen_to_model_timing(build_schema());
   return schema;
 }
 

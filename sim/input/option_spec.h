@@ -26,6 +26,11 @@ class Commands {
     for (Command c : commands) bits_ |= bit(c);
   }
   constexpr bool contains(Command c) const { return (bits_ & bit(c)) != 0; }
+  constexpr Commands with(Command c) const {
+    Commands more = *this;
+    more.bits_ |= bit(c);
+    return more;
+  }
 
  private:
   static constexpr std::uint16_t bit(Command c) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(c)); }
@@ -74,6 +79,10 @@ struct OptionSpec {
   std::string_view instead;
   bool positional = false;  // given without its flag (pipegrid check FILE.csv)
   bool identity = true;     // false: changes only how results are shown or where they go (format, out)
+  /// The commands for which it is part of the identity only when given: a model's options on
+  /// `schedule` and `check`, so that a run with explicit times keeps the identity it had before they
+  /// took a model.
+  Commands identity_when_given;
   /// A Text that names a file or directory (Path options always do): in an experiment or sweep file, a
   /// relative one is taken from that file's folder (relative_paths.h).
   bool names_path = false;

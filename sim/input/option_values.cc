@@ -111,6 +111,7 @@ std::string OptionValues::canonical_text() const {
   std::string text = std::string(command_name(command_)) + "\n";
   for (const OptionSpec* option : options_of(command_)) {
     if (!option->identity) continue;
+    if (option->identity_when_given.contains(command_) && !given_.contains(option)) continue;
     const Value* value = value_or_default(option->flag);
     if (!value) continue;
     const std::string name = option->in_experiment_files() ? option->key_name() : option->flag_name();

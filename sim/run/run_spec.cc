@@ -5,6 +5,7 @@
 #include <span>
 
 #include "common/input_error.h"
+#include "sim/input/option_schema.h"
 #include "sim/input/text_values.h"
 #include "sim/model/hf_config.h"
 #include "sim/model/presets.h"
@@ -29,13 +30,27 @@ constexpr const char* kMoeFlags[] = {
     "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
     "ep",      "routing"};
 
+// Flags the command does not have (schedule's --time-optimizer) are not given.
 bool any_given(const OptionValues& values, std::span<const char* const> flags) {
-  return std::any_of(flags.begin(), flags.end(), [&](const char* flag) { return values.has(flag); });
+  return std::any_of(flags.begin(), flags.end(), [&](const char* flag) {
+    return input::find_option(values.command(), flag) && values.has(flag);
+  });
 }
 
 template <typename T>
 T named(const OptionValues& v, const char* flag, std::span<const Named<T>> table) {
   return value_named(table, v.text(flag));
+}
+
+// Explicit times or a model, not both; mixture-of-experts flags only with a model. Whether a model is given.
+bool check_times_or_model(const OptionValues& v) {
+  const bool model_given = any_given(v, kModelFlags);
+  if (any_given(v, kMoeFlags) && !model_given)
+    throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
+  if (any_given(v, kTimeFlags) && model_given)
+    throw InputError(
+        "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
+  return model_given;
 }
 
 PlatformSpec platform_spec_of(const OptionValues& v) {
@@ -213,12 +228,7 @@ OutputSpec output_spec_of(const OptionValues& v) {
 
 RunSpec simulation_spec(const OptionValues& v) {
   v.check_required();
-  const bool model_given = any_given(v, kModelFlags);
-  if (any_given(v, kMoeFlags) && !model_given)
-    throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
-  if (any_given(v, kTimeFlags) && model_given)
-    throw InputError(
-        "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
+  const bool model_given = check_times_or_model(v);
   RunSpec spec;
   spec.schedule = schedule_spec_of(v);
   spec.parallel = parallel_spec_of(v);
@@ -233,6 +243,45 @@ RunSpec simulation_spec(const OptionValues& v) {
     spec.stage_cost_scale = input::parse_stage_scale(spec.stage_cost_scale_text);
   }
   spec.outputs = output_spec_of(v);
+  return spec;
+}
+
+}  // namespace pipegrid::run
+
+namespace pipegrid::run {
+
+bool model_given(const OptionValues& v) { return any_given(v, kModelFlags); }
+
+RunSpec model_timing_spec(const OptionValues& v, ScheduleSpec schedule) {
+  check_times_or_model(v);
+  if (!v.has("platform") && !v.has("preset"))
+    throw InputError("--platform FILE.xml or --preset NAME: needed to time a model (its GPUs price the ops, its "
+                     "routes the messages)");
+  if (v.has("p2p-latency"))
+    throw InputError("--p2p-latency and --model/--layers/…: with a model each message takes its route's latency "
+                     "and bandwidth; give one or the other");
+  RunSpec spec;
+  spec.schedule = std::move(schedule);
+  spec.parallel = {static_cast<int>(v.integer("tp")), static_cast<int>(v.integer("dp")),
+                   v.command() == input::Command::Schedule ? v.text("placement") : std::string("tp-dp-pp"),
+                   v.flag("allow-tp-across-nodes")};
+  spec.platform = platform_spec_of(v);
+  spec.model = model_spec_of(v);
+  sim::ExecOptions& o = spec.comm.exec;
+  o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
+  o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
+  o.tp_comm = o.dp_comm = o.ep_comm = sim::CommFidelity::Analytic;
+  o.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
+  o.grad_overlap = named<bool>(v, "grad-overlap", sim::kOnOff);
+  o.param_gather_overlap = named<bool>(v, "param-gather-overlap", sim::kOnOff);
+  o.grad_sync_order = named<sim::GradSyncOrder>(v, "grad-sync-order", sim::kGradSyncOrders);
+  o.optimizer_sync = named<sim::OptimizerSync>(v, "optimizer-sync", sim::kOptimizerSyncs);
+  spec.comm.grad_bucket_parameters = v.given_number("grad-bucket-size");
+  spec.comm.gradient_bytes = static_cast<int>(v.integer("gradient-bytes"));
+  if (v.has("stage-cost-scale")) {
+    spec.stage_cost_scale_text = v.text("stage-cost-scale");
+    spec.stage_cost_scale = input::parse_stage_scale(spec.stage_cost_scale_text);
+  }
   return spec;
 }
 

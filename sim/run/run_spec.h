@@ -110,6 +110,15 @@ struct RunSpec {
   OutputSpec outputs;
 };
 
+/// Whether the values describe a model (--model, --layers, …): `schedule` and `check` then time it.
+bool model_given(const input::OptionValues& values);
+
+/// The spec by which `schedule` and `check` time a model with the contention-free engine: the
+/// platform, layout and model read as simulate reads them, `schedule` as given (generated or a
+/// file), TP and DP collectives analytic, nothing written (the command writes its own files).
+/// InputError for explicit times and a model together, or a model without a platform.
+RunSpec model_timing_spec(const input::OptionValues& values, ScheduleSpec schedule);
+
 /// The spec of `simulate`'s values (flags, an experiment, a sweep configuration). InputError, one
 /// line, for a required option missing or two options that do not go together.
 RunSpec simulation_spec(const input::OptionValues& values);

@@ -9,9 +9,11 @@
 #include "schedules/schedule_csv.h"
 #include "schedules/validate.h"
 #include "sim/output/schedule_files.h"
+#include "sim/exec/contention_free.h"
 #include "sim/run/comm_plan_rules.h"
 #include "sim/run/limits.h"
 #include "sim/run/schedule_report.h"
+#include "sim/run/simulation_run.h"
 #include "sim/run/static_deadlock.h"
 
 namespace pipegrid::run {
@@ -69,6 +71,44 @@ ScheduleOutcome check_and_time(Schedule schedule, const ScheduleCommandSpec& spe
   return outcome;
 }
 
+// A model's step: the schedule checked as with explicit times (its deadlocks and errors do not
+// depend on them), then the run simulate would make of the same options resolved by the same
+// function (resolve_simulation), priced and timed without contention (sim/exec/contention_free.h).
+ScheduleOutcome time_model(Schedule schedule, const ScheduleCommandSpec& spec, const OpLocator& locate,
+                           const CommLocator& locate_batch = locate_comm_batch) {
+  ScheduleCommandSpec checked = spec;
+  checked.out.clear();
+  ScheduleOutcome outcome = check_and_time(schedule, checked, locate, locate_batch);
+  if (outcome.deadlock) return spec.out.empty() ? outcome : check_and_time(std::move(schedule), spec, locate, locate_batch);
+  ScheduleRun& run = outcome.runs.front();
+  const ResolvedRun resolved = resolve_simulation(*spec.model_run);
+  const sim::ContentionFree estimate = sim::contention_free_step(resolved.input);
+  const CommTiming& replica = estimate.step.replicas.front();
+  if (estimate.step.deadlocked())  // the explicit times' run found none: a plan's order cannot change with times
+    throw std::logic_error("the contention-free engine deadlocked on a model where the checker found no deadlock");
+  run.timing = replica.timing;
+  run.messages = replica.messages;
+  run.times = {};
+  const PricedReplica& priced = estimate.job.replicas.front();
+  ModelStep step;
+  step.step_time = estimate.step.step_time;
+  step.ops = priced.ops.stages();
+  step.forward_messages = priced.forward_messages;
+  step.backward_messages = priced.backward_messages;
+  const sim::ParallelSizes& sizes = resolved.input.placement.sizes();
+  step.echo = {{"model", resolved.model ? resolved.model->name : ""},
+               {"tp", sizes.tp},
+               {"pp", sizes.pp},
+               {"dp", sizes.dp},
+               {"platform", spec.model_run->platform.generated ? "--preset " + spec.model_run->platform.preset
+                                                                : spec.model_run->platform.file},
+               {"compute", resolved.compute_echo}};
+  run.model = std::move(step);
+  if (!spec.out.empty())
+    output::write_schedule_files(spec.out, to_json(run), run.schedule, run.timing, run.messages);
+  return outcome;
+}
+
 // Every schedule that accepts (p, m), each doing the same work: the given times are a rank's share
 // of the model, split over the model stages of schedules that cut it finer. Sorted by makespan.
 ScheduleOutcome compare_all(const ScheduleParams& params, const ScheduleCommandSpec& spec) {
@@ -117,14 +157,22 @@ ScheduleOutcome compare_all(const ScheduleParams& params, const ScheduleCommandS
 }  // namespace
 
 ScheduleOutcome run_schedule(const ScheduleCommandSpec& spec) {
-  if (spec.name == "all") return compare_all(spec.params, spec);
+  if (spec.name == "all") {
+    if (spec.model_run)
+      throw InputError("--schedule all: compares schedules on a rank's share of explicit times; with a model, "
+                       "time one schedule with --schedule NAME");
+    return compare_all(spec.params, spec);
+  }
   check_schedule_size(spec.name, spec.params);
-  return check_and_time(generate_schedule(spec.name, spec.params), spec, locate_in_program);
+  Schedule schedule = generate_schedule(spec.name, spec.params);
+  if (spec.model_run) return time_model(std::move(schedule), spec, locate_in_program);
+  return check_and_time(std::move(schedule), spec, locate_in_program);
 }
 
 ScheduleOutcome run_check(const ScheduleCommandSpec& spec) {
   const CsvSchedule csv = read_schedule_csv_file(spec.file, spec.placement);
   check_plan_applies(csv, spec.plan_given, spec.plan);
+  if (spec.model_run) return time_model(csv.schedule, spec, csv.locator(), csv.comm_locator());
   return check_and_time(csv.schedule, spec, csv.locator(), csv.comm_locator());
 }
 
@@ -142,6 +190,28 @@ ScheduleCommandSpec schedule_command_spec(const input::OptionValues& v, input::C
   }
   spec.times = {v.number("time-f"), v.number("time-b"), v.number("time-w"), v.given_number("time-fb")};
   spec.times.validate();
+  if (model_given(v)) {
+    // The same schedule again, as simulate's spec names it: generated, or the file with its stages placed.
+    ScheduleSpec schedule;
+    schedule.comm_plan = value_named(comm_plans(), v.text("comm-plan"));
+    schedule.comm_plan_given = v.has("comm-plan");
+    if (command == input::Command::Check) {
+      schedule.file = spec.file;
+      schedule.stage_placement = spec.placement;
+    } else {
+      schedule.name = spec.name;
+      schedule.params = spec.params;
+    }
+    spec.model_run = model_timing_spec(v, std::move(schedule));
+  } else {
+    // A model's options (platform, layout, gradients) mean nothing to explicit times: say so rather
+    // than ignore them.
+    for (const auto& [option, value] : v.given())
+      if (option->identity_when_given.contains(command))
+        throw InputError(fmt::format("--{}: prices a model's step; give the model (--model NAME or --layers …) "
+                                     "or leave it out with explicit --time-*",
+                                     option->flag));
+  }
   spec.format = v.text("format");
   spec.engine.p2p_latency = v.number("p2p-latency");
   spec.engine.p2p = value_named<P2pMode>(kP2pModes, v.text("p2p"));

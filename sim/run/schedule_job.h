@@ -11,6 +11,7 @@
 #include "schedules/generators.h"
 #include "schedules/schedule_csv.h"
 #include "sim/input/option_values.h"
+#include "sim/run/run_spec.h"
 #include "sim/run/schedule_run.h"
 
 namespace pipegrid::run {
@@ -35,6 +36,9 @@ struct ScheduleCommandSpec {
   CommPlan plan = CommPlan::Framework;
   bool plan_given = false;  // a file with comm actions of its own takes none
   CommTimingOptions engine;
+  /// With a model (--model, --layers, …): the run it times instead of `times`, as simulate would
+  /// run it, with the contention-free engine.
+  std::optional<RunSpec> model_run;
   std::string format;  // table, timeline, csv, json
   std::string out;     // the files' directory; empty: none
 };

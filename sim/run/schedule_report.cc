@@ -12,6 +12,27 @@ nlohmann::json times_json(const ActionTimes& t) {
   return {{"f", t.f}, {"b", t.b}, {"w", t.w}, {"i", t.i()}, {"fb", t.pair()}};
 }
 
+// A model's per-stage prices (replica 0's) and what they were priced for.
+nlohmann::json model_json(const ModelStep& m) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (std::size_t s = 0; s < m.ops.size(); ++s) {
+    const StageOpTimes& t = m.ops[s];
+    stages.push_back({{"stage", s},
+                      {"f", t.f},
+                      {"i", t.i},
+                      {"w", t.w},
+                      {"tp_allreduce", t.tp_allreduce},
+                      {"tp_allreduces_f", t.tp_forward},
+                      {"tp_allreduces_b", t.tp_backward},
+                      {"send_forward", {{"latency", m.forward_messages[s].latency}, {"transfer", m.forward_messages[s].transfer}}},
+                      {"send_backward",
+                       {{"latency", m.backward_messages[s].latency}, {"transfer", m.backward_messages[s].transfer}}}});
+  }
+  nlohmann::json out = m.echo;
+  out["stages"] = std::move(stages);
+  return out;
+}
+
 }  // namespace
 
 double peak_in_rank_shares(const ScheduleRun& run) {
@@ -30,7 +51,7 @@ nlohmann::json to_json(const ScheduleRun& run) {
     const RankTiming& t = run.timing.ranks[r];
     ranks.push_back({{"rank", r}, {"busy", t.busy}, {"idle", t.idle}, {"peak_activations", run.peak_activations[r]}});
   }
-  return {{"schedule", s.name},
+  nlohmann::json out = {{"schedule", s.name},
           {"pp", s.ranks},
           {"microbatches", s.microbatches},
           {"chunks", s.chunks},
@@ -47,6 +68,15 @@ nlohmann::json to_json(const ScheduleRun& run) {
           {"longest_rank_span", run.timing.longest_rank_span},
           {"ranks", std::move(ranks)},
           {"version", kPipegridVersion}};
+  if (run.model) {
+    // Priced from a model: no one set of times, no fixed latency; the step is the estimate.
+    out.erase("times");
+    out.erase("p2p_latency");
+    out["model"] = model_json(*run.model);
+    out["step_time"] = run.model->step_time;
+    out["estimate"] = "contention-free";
+  }
+  return out;
 }
 
 nlohmann::json comparison_json(const std::vector<ScheduleRun>& runs, const ActionTimes& per_rank_stage,

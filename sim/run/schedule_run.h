@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "schedules/action_times.h"
@@ -13,6 +14,15 @@
 #include "schedules/schedule.h"
 
 namespace pipegrid::run {
+
+/// A model's step timed by the contention-free engine (sim/exec/contention_free.h): what `timing`
+/// then holds is the first data-parallel replica's pipeline, priced per virtual stage.
+struct ModelStep {
+  double step_time = 0;           // the last GPU's step end: pipeline, gradients, optimizer
+  std::vector<StageOpTimes> ops;  // per virtual stage, replica 0's
+  std::vector<MessageCost> forward_messages, backward_messages;
+  nlohmann::json echo;  // the model, layout, platform and GPU it was priced for
+};
 
 struct ScheduleRun {
   Schedule schedule;  // with its comm actions (lowered by `plan` unless it came with them)
@@ -24,6 +34,7 @@ struct ScheduleRun {
   std::vector<MessageSpan> messages;    // with options.record_spans: every message's flow
   std::optional<CommDeadlock> deadlock;  // the order of its comm actions deadlocks
   std::vector<int> peak_activations;  // per rank, in micro-batches on one virtual stage
+  std::optional<ModelStep> model;     // the times came from a model, not --time-*
 };
 
 /// Lowers a schedule that validate() accepted and find_deadlock() cleared by the plan (unless it has

@@ -130,8 +130,9 @@ TEST(ExperimentFile, MistakesAreNamedByKeyAndLine) {
             "[output]");
   EXPECT_EQ(error_of("[\"x\"]\n"),
             "exp.toml:1:1: [x]: unknown section; an experiment has [platform], [parallel], [model], [sim] and [output]");
-  EXPECT_EQ(error_of("[sim]\ncommand = \"schedule\"\n[platform]\nfile = \"x.xml\"\n"),
-            "exp.toml:4:8: [platform] file: `pipegrid schedule` has no --platform");
+  // schedule takes a model and a platform (its contention-free estimate), not the executor's options.
+  EXPECT_EQ(error_of("[sim]\ncommand = \"schedule\"\n[output]\ntrace = \"off\"\n"),
+            "exp.toml:4:9: [output] trace: `pipegrid schedule` has no --trace");
   EXPECT_EQ(error_of("[sim]\ncommand = \"train\"\n"), "exp.toml:2:11: [sim] command: expected simulate or schedule, got train");
 }
 
@@ -219,6 +220,32 @@ TEST(ExperimentFile, StableHashIsFnv1a) {
   // FNV-1a 64 of "" and of "a", the published test vectors.
   EXPECT_EQ(stable_hash(""), "cbf29ce484222325");
   EXPECT_EQ(stable_hash("a"), "af63dc4c8601ec8c");
+}
+
+}  // namespace
+}  // namespace pipegrid::input
+
+namespace pipegrid::input {
+namespace {
+
+// Schedule and check took a model's options late: a run with explicit times keeps the identity (a
+// sweep configuration's id) it had, a model's options count once given.
+TEST(OptionIdentity, AModelsOptionsCountForScheduleOnlyWhenGiven) {
+  const std::vector<std::string> job = {"--schedule", "1f1b", "--pp", "2", "--microbatches", "4"};
+  const std::string plain = from_command_line(Command::Schedule, job).canonical_text();
+  EXPECT_EQ(plain.find("parallel.tp="), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("model."), std::string::npos) << plain;
+  EXPECT_NE(plain.find("sim.time_f=1"), std::string::npos) << plain;
+  std::vector<std::string> modelled = job;
+  for (const char* arg : {"--tp", "2", "--model", "gpt-1.7b"}) modelled.emplace_back(arg);
+  const std::string text = from_command_line(Command::Schedule, modelled).canonical_text();
+  EXPECT_NE(text.find("parallel.tp=2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("model.name=gpt-1.7b\n"), std::string::npos) << text;
+  // Simulate's identity is every option's, given or by default, as before.
+  const std::string simulate =
+      from_command_line(Command::Simulate, {"--platform", "x.xml", "--schedule", "1f1b", "--pp", "2", "--microbatches", "4"})
+          .canonical_text();
+  EXPECT_NE(simulate.find("parallel.tp=1\n"), std::string::npos) << simulate;
 }
 
 }  // namespace

@@ -1,0 +1,184 @@
+#include "sim/exec/contention_free.h"
+
+#include <algorithm>
+#include <cmath>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
+
+#include "common/input_error.h"
+#include "sim/exec/gradient_plan.h"
+#include "sim/exec/job.h"
+#include "sim/exec/network_setup.h"
+#include "sim/exec/simgrid_route_check.h"
+#include "sim/network/collectives.h"
+#include "sim/simgrid/simgrid_engine.h"
+#include "sim/simgrid/simgrid_errors.h"
+#include "sim/simgrid/simgrid_logs.h"
+
+namespace pipegrid::sim {
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+void check_priceable(const SimulationInput& input) {
+  const ExecOptions& o = input.options;
+  if (input.costs.routing().enabled())
+    throw InputError("the contention-free engine does not time mixture-of-experts all-to-alls; run pipegrid simulate");
+  if (o.optimizer_sync == OptimizerSync::PostValidation)
+    throw InputError("--optimizer-sync post-validation: the contention-free engine times the all-reduce check or none");
+  if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow)
+    throw InputError("the contention-free engine prices TP and DP collectives analytically (--tp-comm/--dp-comm analytic)");
+  if (!input.speed_profiled_hosts.empty())
+    throw InputError("the contention-free engine takes each GPU at its declared speed; the platform varies it over time");
+  if (o.steps != 1) throw InputError("the contention-free engine times one step");
+}
+
+// What one replica's pipeline costs: its GPUs' speeds, routes and collectives (Network's, the same
+// the executor reads). A rank's TP GPUs run in lockstep: the slowest member, the longest message.
+class Pricer {
+ public:
+  Pricer(const SimulationInput& input, Network& network, const std::vector<sg4::Host*>& hosts)
+      : input_(input), network_(network), hosts_(hosts), plan_(input.schedule, input.placement, input.costs, input.options) {
+    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
+  }
+
+  PricedReplica replica(int d) {
+    const Schedule& s = input_.schedule;
+    PricedReplica out;
+    std::vector<StageOpTimes> stages;
+    for (int stage = 0; stage < s.num_stages(); ++stage) {
+      const int rank = s.rank_of(stage);
+      const StageWork& work = input_.costs.stage(stage);
+      double speed = hosts_[gpu(0, d, rank)]->get_speed();
+      for (int t = 1; t < tp(); ++t) speed = std::min(speed, hosts_[gpu(t, d, rank)]->get_speed());
+      StageOpTimes op{work.f_flops / speed, work.i_flops / speed, work.w_flops / speed, 0, 0, 0};
+      if (tp() > 1 && input_.options.tp_comm == CommFidelity::Analytic) {
+        op.tp_forward = work.tp_allreduces_forward;
+        op.tp_backward = work.tp_allreduces_backward;
+        op.tp_allreduce = ring_allreduce_seconds(network_, tp_group(d, rank), work.tp_allreduce_bytes);
+      }
+      stages.push_back(op);
+      out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));
+      out.backward_messages.push_back(message(d, stage, s.layout.prev[stage], work.backward_bytes));
+    }
+    out.ops = OpTimes(std::move(stages));
+    for (int rank = 0; rank < s.ranks; ++rank) out.ranks.push_back(step_end(d, rank));
+    return out;
+  }
+
+  // The optimizer's check: the barrier's latency after its last arrival (StepBarrier::arrive_and_wait).
+  double check_latency(int d, bool whole_job) {
+    const Placement& placement = input_.placement;
+    const int first = whole_job ? 0 : gpu(0, d, 0);
+    double latency = 0;
+    int members = 0;
+    for (int g = 0; g < placement.num_gpus(); ++g) {
+      if (!whole_job && placement.coordinates(g).dp != d) continue;
+      ++members;
+      if (g != first) latency = std::max(latency, network_.routes().effective_latency(g, first));
+    }
+    const double levels = members > 1 ? std::ceil(std::log2(members)) : 0;
+    return 2 * levels * latency;
+  }
+
+ private:
+  int tp() const { return input_.placement.sizes().tp; }
+  int gpu(int t, int d, int rank) const { return input_.placement.gpu({t, d, rank}); }
+  std::vector<int> tp_group(int d, int rank) const {
+    std::vector<int> group;
+    for (int t = 0; t < tp(); ++t) group.push_back(gpu(t, d, rank));
+    return group;
+  }
+
+  // The flow of a stage's result to the stage that reads it, alone on its route (none on one rank).
+  MessageCost message(int d, int stage, int to_stage, double bytes) {
+    MessageCost cost;
+    if (to_stage < 0) return cost;
+    const int from = input_.schedule.rank_of(stage), to = input_.schedule.rank_of(to_stage);
+    if (from == to) return cost;
+    for (int t = 0; t < tp(); ++t) {
+      const int src = gpu(t, d, from), dst = gpu(t, d, to);
+      const double bandwidth = network_.routes().bottleneck_and_latency(src, dst).first * bandwidth_factor_;
+      cost.latency = std::max(cost.latency, network_.routes().effective_latency(src, dst));
+      cost.transfer = std::max(cost.transfer, bytes / bandwidth);
+    }
+    return cost;
+  }
+
+  // The rank's gradient reductions and parameter all-gathers (gpu_gradients.cc), each at the longest
+  // of its TP members' α-β times, and its update.
+  RankStepEnd step_end(int d, int rank) {
+    RankStepEnd out;
+    const auto& seconds = input_.options.optimizer_seconds;
+    if (!seconds.empty() && seconds[rank] > 0) out.optimizer = seconds[rank];
+    if (input_.options.dp_comm == CommFidelity::Off) return out;
+    std::vector<std::vector<GradientReduction>> members;
+    for (int t = 0; t < tp(); ++t) members.push_back(plan_gradient_reductions(plan_, gpu(t, d, rank)));
+    const auto longest = [&](std::size_t k, double GradientReduction::*bytes, RingPhases phases) {
+      double most = 0;
+      for (const auto& plan : members) most = std::max(most, ring_allreduce_seconds(network_, plan[k].group, plan[k].*bytes, phases));
+      return most;
+    };
+    const std::vector<GradientReduction>& plan = members.front();
+    for (std::size_t k = 0; k < plan.size(); ++k)
+      out.reductions.push_back({plan[k].position, plan[k].fraction, plan[k].stream,
+                                longest(k, &GradientReduction::bytes, plan[k].phases), plan[k].after_grad_sync});
+    if (input_.options.distributed_optimizer)
+      for (std::size_t k = plan.size(); k-- > 0;)
+        if (plan[k].phases == RingPhases::ReduceScatter && plan[k].parameter_bytes > 0)
+          out.gathers.push_back({0, 1, plan[k].stream,
+                                 longest(k, &GradientReduction::parameter_bytes, RingPhases::AllGather), false});
+    return out;
+  }
+
+  const SimulationInput& input_;
+  Network& network_;
+  const std::vector<sg4::Host*>& hosts_;
+  const JobPlan plan_;
+  double bandwidth_factor_ = 1;
+};
+
+}  // namespace
+
+ContentionFree contention_free_step(const SimulationInput& input) {
+  check_priceable(input);
+  int argc = 1;
+  char name[] = "pipegrid";
+  char* argv[] = {name, nullptr};
+  route_simgrid_logs();
+  use_sanitizable_contexts();
+  sg4::Engine engine(&argc, argv);
+  SimGridErrors errors;
+  configure_engine(input);
+  load_platform(engine, errors, input.platform_file, input.default_network_model);
+  engine.seal_platform();  // routes exist once the zones are sealed
+  const bool rails = input.routes_checked ? input.rails : check_routes_in_simgrid(engine, input);
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < input.placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+  Network network(hosts, input.link_window, false, false);
+  connect_network(network, engine, input, hosts, rails);
+
+  Pricer pricer(input, network, hosts);
+  ContentionFree out;
+  const int dp = input.placement.sizes().dp;
+  for (int d = 0; d < dp; ++d) out.job.replicas.push_back(pricer.replica(d));
+  if (input.options.optimizer_sync == OptimizerSync::None) {
+    out.job.check = PricedJob::Check::None;
+  } else if (input.options.sync_whole_job) {
+    out.job.check = PricedJob::Check::WholeJob;
+    out.job.check_latency.push_back(pricer.check_latency(0, true));
+  } else {
+    for (int d = 0; d < dp; ++d) out.job.check_latency.push_back(pricer.check_latency(d, false));
+  }
+  CommTimingOptions options;
+  options.p2p = input.options.p2p;
+  options.channels = input.options.p2p_channels;
+  out.step = time_priced_step(input.schedule, out.job, options);
+  // No actor: the run ends at once, and SimGrid then lets go of its models, which a later engine
+  // in the same process (a simulation after the estimate) must configure again.
+  engine.run();
+  return out;
+}
+
+}  // namespace pipegrid::sim

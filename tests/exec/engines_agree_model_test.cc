@@ -1,0 +1,168 @@
+// The two engines agree on a model: a small GPT priced by the compute model of the platform's A100,
+// on a network of finite bandwidth and nonzero latency where no two flows share a link (FATPIPE
+// ports on a switch), the executor with --tp-comm analytic --dp-comm analytic. The contention-free
+// engine's step (sim/exec/contention_free.h: per-stage op times with their TP all-reduces, each
+// message as latency + bytes / bandwidth, the gradient buckets, the optimizer's check and update)
+// equals SimGrid's makespan to 1e-9 relative. Both take their input from the run layer's one
+// resolution of a model (resolve_simulation), as simulate and schedule do. SimGrid allows one
+// engine per process and both engines load the platform into one, so each runs in a child process.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "sim/exec/contention_free.h"
+#include "sim/exec/executor.h"
+#include "sim/run/simulation_run.h"
+
+namespace pipegrid::run {
+namespace {
+
+struct Case {
+  std::string schedule;
+  int pp, microbatches, chunks, tp, dp;
+  P2pMode p2p = P2pMode::Async;
+  bool distributed_optimizer = false;
+  bool llama_layer = false;  // grouped-query attention, SwiGLU, RMSNorm, RoPE, untied, selective recomputation
+};
+
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
+       << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
+       << (c.llama_layer ? " llama layer" : "");
+}
+
+RunSpec spec_of(const Case& c) {
+  RunSpec spec;
+  spec.platform.file = PIPEGRID_TEST_DATA "/platforms/star-finite-16gpu.xml";
+  spec.schedule.name = c.schedule;
+  spec.schedule.params = {c.pp, c.microbatches, c.chunks};
+  spec.parallel.tp = c.tp;
+  spec.parallel.dp = c.dp;
+  ModelSpec model;
+  model::Transformer& small = model.transformer;
+  small.name = "small";
+  small.layers = 8;
+  small.hidden = 512;
+  small.heads = 8;
+  small.seq = 1024;
+  small.vocab = 8192;
+  small.micro_batch = 2;
+  if (c.llama_layer) {
+    // Today's layer flows through the same pricing: the model's own kernels, FLOPs and bytes.
+    model::Transformer& t = model.transformer;
+    t.kv_heads = 2;
+    t.ffn_hidden = 1408;
+    t.mlp = model::Mlp::Swiglu;
+    t.norm = model::Norm::RmsNorm;
+    t.positions = model::Positions::Rope;
+    t.linear_bias = t.qkv_bias = t.dropout = t.tied_embeddings = false;
+    model.recompute = model::Recompute::Selective;
+  }
+  model.distributed_optimizer = c.distributed_optimizer;
+  model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
+  spec.model = model;
+  spec.comm.exec.p2p = c.p2p;
+  spec.comm.exec.tp_comm = sim::CommFidelity::Analytic;
+  spec.comm.exec.dp_comm = sim::CommFidelity::Analytic;
+  spec.comm.exec.nccl_nvlink_efficiency = 0.76;
+  // Buckets of 1M parameters: rank 0's first stage reduces its gradients in several, launched part-way
+  // through its last backward.
+  spec.comm.grad_bucket_parameters = 1e6;
+  return spec;
+}
+
+// Runs `work` in a child process and returns the numbers it gave, or fails the test with what it threw.
+std::vector<double> in_child(const std::function<std::vector<double>()>& work) {
+  std::fflush(nullptr);
+  int pipe_ends[2];
+  if (pipe(pipe_ends) != 0) ADD_FAILURE() << "pipe";
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_ends[0]);
+    int code = 0;
+    try {
+      const std::vector<double> numbers = work();
+      const auto bytes = static_cast<ssize_t>(numbers.size() * sizeof(double));
+      if (write(pipe_ends[1], numbers.data(), static_cast<std::size_t>(bytes)) != bytes) code = 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+      code = 1;
+    }
+    _exit(code);
+  }
+  close(pipe_ends[1]);
+  std::vector<double> numbers;
+  double number = 0;
+  while (read(pipe_ends[0], &number, sizeof number) == static_cast<ssize_t>(sizeof number)) numbers.push_back(number);
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child failed (its stderr says why)";
+  return numbers;
+}
+
+class EnginesAgreeOnAModel : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
+  const Case& c = GetParam();
+  // The estimate, and what it priced: messages on the wire, TP all-reduces, gradient reductions —
+  // so that agreeing is not agreeing on nothing.
+  const std::vector<double> estimate = in_child([&] {
+    const ResolvedRun run = resolve_simulation(spec_of(c));
+    const sim::ContentionFree cf = sim::contention_free_step(run.input);
+    if (cf.step.deadlocked()) throw std::runtime_error("the contention-free engine deadlocked");
+    const PricedReplica& replica = cf.job.replicas.front();
+    const RankStepEnd& rank0 = replica.ranks.front();
+    return std::vector<double>{cf.step.step_time, replica.forward_messages.front().transfer,
+                               replica.forward_messages.front().latency, replica.ops.tp_of(Op(Action{0, 0, Kind::F})),
+                               static_cast<double>(rank0.reductions.size()), static_cast<double>(rank0.gathers.size())};
+  });
+  const std::vector<double> simulated = in_child([&] {
+    const ResolvedRun run = resolve_simulation(spec_of(c));
+    const sim::SimulationResult result = sim::simulate(run.input);
+    if (result.deadlock) throw std::runtime_error(result.deadlock->line);
+    return std::vector<double>{result.makespan};
+  });
+  ASSERT_EQ(estimate.size(), 6u);
+  ASSERT_EQ(simulated.size(), 1u);
+  EXPECT_GT(estimate[1], 0);
+  EXPECT_GT(estimate[2], 0);
+  if (c.tp > 1) {
+    EXPECT_GT(estimate[3], 0);
+  }
+  // Rank 0 holds the first stage: with dp 2 its gradients go in 1M-parameter buckets, and the tied
+  // embeddings, where tied, are all-reduced with the last stage's.
+  if (c.dp > 1) {
+    EXPECT_GT(estimate[4], 2);
+  }
+  if (c.distributed_optimizer && c.dp > 1) {
+    EXPECT_GT(estimate[5], 0);
+  }
+  const double expected = estimate[0];
+  EXPECT_NEAR(simulated[0], expected, 1e-9 * expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schedules, EnginesAgreeOnAModel,
+    ::testing::Values(Case{"1f1b", 4, 8, 0, 1, 1}, Case{"1f1b", 4, 8, 0, 2, 2}, Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous},
+                      Case{"interleaved", 4, 8, 2, 2, 1}, Case{"interleaved", 2, 6, 2, 2, 2, P2pMode::Rendezvous},
+                      Case{"zb-h1", 4, 8, 0, 1, 2}, Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous},
+                      Case{"dualpipev", 4, 10, 0, 1, 2}, Case{"dualpipev", 2, 8, 0, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, true}, Case{"zb-h1", 4, 8, 0, 1, 2, P2pMode::Async, true},
+                      Case{"interleaved", 4, 8, 2, 2, 2, P2pMode::Async, false, true},
+                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, true}),
+    [](const ::testing::TestParamInfo<Case>& param_info) {
+      const Case& c = param_info.param;
+      std::string name = c.schedule;
+      std::replace(name.begin(), name.end(), '-', '_');  // gtest names: [A-Za-z0-9_]
+      return name + "_p" + std::to_string(c.pp) + "_tp" + std::to_string(c.tp) + "_dp" + std::to_string(c.dp) + "_" +
+             p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "");
+    });
+
+}  // namespace
+}  // namespace pipegrid::run
