@@ -27,6 +27,12 @@ for name in "${harnesses[@]}"; do
   rm -rf "$artifacts"
   mkdir -p "$corpus" "$artifacts" "$build/logs"
   cp "$here/corpus/$name"/* "$corpus/"
+  # The shipped Hugging Face configs seed hf_config from where they live, not from a copy.
+  if [ "$name" = hf_config ]; then
+    for config in "$here"/../../experiments/models/*/config.json; do
+      cp "$config" "$corpus/$(basename "$(dirname "$config")").json"
+    done
+  fi
   options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
            -artifact_prefix="$artifacts/")
   [ -f "$here/$name.dict" ] && options+=(-dict="$here/$name.dict")
