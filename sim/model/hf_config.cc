@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/input_error.h"
+#include "common/message_text.h"
 #include "sim/model/hf_fields.h"
 
 namespace pipegrid::model {
@@ -30,13 +31,6 @@ constexpr Named<Family> kFamilies[] = {
     {"Qwen2MoeForCausalLM", Family::Qwen2Moe}, {"Qwen3ForCausalLM", Family::Qwen3},
     {"Qwen3MoeForCausalLM", Family::Qwen3Moe}, {"DeepseekV3ForCausalLM", Family::DeepseekV3},
     {"NemotronForCausalLM", Family::Nemotron}, {"GPT2LMHeadModel", Family::Gpt2}};
-
-// A text of the file as an error line may show it: at most 60 bytes, printable ASCII.
-std::string shown(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 60)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  return text.size() > 60 ? out + "…" : out;
-}
 
 // Gated families: their MLP is down(act(gate(x)) · up(x)); the description has SwiGLU's gate only.
 void check_gated_act(const HfFields& f, std::string_view arch) {
