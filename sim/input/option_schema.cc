@@ -8,11 +8,9 @@
 #include "schedules/p2p_mode.h"
 #include "schedules/schedule_csv.h"
 #include "sim/exec/exec_options.h"
+#include "sim/input/schema_parts.h"
 #include "sim/input/text_values.h"
 #include "sim/model/kernels.h"
-#include "sim/model/parallelism.h"
-#include "sim/model/presets.h"
-#include "sim/model/transformer.h"
 #include "sim/output/trace_options.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/presets.h"
@@ -23,22 +21,8 @@ namespace {
 
 using enum Command;
 using enum ValueType;
+using namespace schema;
 
-// Ranges. Integers are stored in an int everywhere past the schema, so none exceeds INT_MAX; the
-// model's sizes are capped where their products (parameters, bytes) would leave 64-bit integers.
-constexpr double kIntMax = INT_MAX;
-Bounds at_least(double min, double max = kIntMax) { return {.min = min, .max = max}; }
-Bounds not_negative(double max) { return {.min = 0, .max = max}; }
-Bounds interval(double min, bool min_open, double max, bool max_open) {
-  return {.min = min, .max = max, .min_open = min_open, .max_open = max_open, .interval = true};
-}
-
-// Times and sizes no run can need, but small enough that every product pipegrid forms of them
-// (FLOPs = time × speed, bytes × steps) stays a finite double.
-constexpr double kMaxSeconds = 1e9;
-constexpr double kMaxBytes = 1e15;
-
-const Commands kSim{Simulate};
 const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
 const Commands kGen{PlatformGen, Simulate};         // platform gen's options: simulate generates with them too
 const Commands kEvery{Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls,
@@ -48,12 +32,6 @@ std::vector<std::string> schedule_names(bool with_all) {
   std::vector<std::string> names;
   for (const GeneratorInfo& g : schedule_generators()) names.emplace_back(g.name);
   if (with_all) names.emplace_back("all");
-  return names;
-}
-
-std::vector<std::string> model_names() {
-  std::vector<std::string> names;
-  for (const auto& preset : model::transformer_presets()) names.push_back(preset.model.name);
   return names;
 }
 
@@ -75,9 +53,10 @@ std::vector<std::string> platform_presets() {
 
 std::vector<OptionSpec> build_schema() {
   const std::vector<std::string> fidelity = names_of<sim::CommFidelity>(sim::kCommFidelities);
-  // One entry per option, its fields packed, so that the table reads as a table.
+  // One entry per option, its fields packed, so that the table reads as a table. The model's entries
+  // (model_options.cc) sit between the explicit costs and the fidelity switches.
   // clang-format off
-  return {
+  std::vector<OptionSpec> schema = {
       // --- what runs where --------------------------------------------------------------------------
       {.flag = "platform", .section = "platform", .key = "file", .commands = kSim, .type = Path,
        .help = "SimGrid platform XML (see platforms/)",
@@ -152,98 +131,10 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "p2p-latency", .section = "sim", .commands = {Schedule, Check}, .type = Number, .unit = "s",
        .bounds = not_negative(kMaxSeconds), .default_text = "0", .help = "added to every dependency between two ranks"},
 
-      // --- a model ----------------------------------------------------------------------------------
-      {.flag = "model", .section = "model", .key = "name", .commands = kSim, .type = Choice, .choices = model_names(),
-       .help = "a transformer preset: the Megatron-LM paper's GPT table, GPT-3, or a shipped config.json "
-               "(experiments/models/: Llama 3.1, Nemotron-4, Mixtral, Qwen3, DeepSeek-V3)"},
-      {.flag = "hf-config", .section = "model", .commands = kSim, .type = Path,
-       .help = "a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2/3 and their MoE, DeepSeek-V3, Nemotron, "
-               "GPT-2) instead of --model; the sequence is --seq's (GPT-2's: n_positions)"},
-      {.flag = "layers", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 100'000),
-       .help = "transformer layers (overrides the preset's)"},
-      {.flag = "hidden", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 20),
-       .help = "hidden size h"},
-      {.flag = "heads", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
-       .help = "attention heads a"},
-      {.flag = "seq", .section = "model", .commands = kSim, .type = Integer, .unit = "tokens",
-       .bounds = at_least(1, 1 << 24), .help = "sequence length s"},
-      {.flag = "vocab", .section = "model", .commands = kSim, .type = Integer, .unit = "tokens",
-       .bounds = at_least(1, 1 << 24), .help = "vocabulary size V"},
-      {.flag = "ffn-hidden", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 24),
-       .help = "MLP inner size (default 4 x hidden)"},
-      {.flag = "kv-heads", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
-       .help = "key-value heads g (grouped-query attention; 1: multi-query; default: the query heads)"},
-      {.flag = "head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
-       .help = "width of a head d (default hidden / heads)"},
-      {.flag = "mlp", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Mlp>(model::kMlps),
-       .help = "the MLP: gelu (GPT), swiglu (gated: Llama, Mixtral, Qwen, DeepSeek) or squared-relu (Nemotron-4); "
-               "default gelu"},
-      {.flag = "norm", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Norm>(model::kNorms),
-       .help = "layernorm (scale and shift) or rmsnorm (scale); default layernorm"},
-      {.flag = "positions", .section = "model", .commands = kSim, .type = Choice,
-       .choices = names_of<model::Positions>(model::kPositions),
-       .help = "learned position embeddings (an s x h table) or rope (rotary, no parameters); default learned"},
-      {.flag = "linear-bias", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
-       .help = "every linear layer has a bias (GPT); default on"},
-      {.flag = "qkv-bias", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
-       .help = "the QKV projection has a bias (Qwen2 keeps it without the others'); default on"},
-      {.flag = "dropout", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
-       .help = "attention and hidden dropout (GPT's 0.1; memory for its masks); default on"},
-      {.flag = "tied-embeddings", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<bool>(model::kSwitches),
-       .help = "the output layer reuses the word embeddings (off: a V x h matrix of its own); default on"},
-      {.flag = "q-lora-rank", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
-       .help = "MLA: the queries' latent width (0: queries not compressed)"},
-      {.flag = "kv-lora-rank", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
-       .help = "MLA: the keys' and values' shared latent width (> 0: multi-head latent attention)"},
-      {.flag = "qk-rope-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
-       .help = "MLA: a head's rotary query and key width (the key's shared by all heads)"},
-      {.flag = "qk-nope-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
-       .help = "MLA: a head's query and key width without positions"},
-      {.flag = "v-head-dim", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 20),
-       .help = "MLA: a head's value width"},
-      {.flag = "micro-batch", .section = "model", .commands = kSim, .type = Integer, .unit = "sequences",
-       .bounds = at_least(1, 1 << 16), .default_text = "1", .help = "sequences per micro-batch b"},
-      {.flag = "compute-efficiency", .section = "model", .commands = kSim, .type = Number,
-       .bounds = interval(0, true, 1, false),
-       .help = "override: every FLOP of the model at this fraction of the GPU's peak (default: the calibrated "
-               "kernel model of the platform's gpu_model)"},
-      {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Recompute>(model::kRecomputes),
-       .default_text = "none", .help = "activation recomputation"},
-      {.flag = "scatter-gather", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
-       .help = "each TP rank sends 1/t of a stage boundary's activations"},
-      {.flag = "gradient-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
-       .bounds = at_least(1, 16), .default_text = "4", .help = "bytes per gradient element all-reduced"},
-      {.flag = "distributed-optimizer", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
-       .help = "shard the optimizer state over the data-parallel replicas (ZeRO-1): gradients reduce-scattered, "
-               "parameters all-gathered"},
-      {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
-       .help = "let the layers split unevenly over the stages"},
-      {.flag = "flash-attention", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
-       .help = "memory: attention scores are not stored (FlashAttention), dropping Korthikanti's 5as^2 term"},
-      {.flag = "stage-cost-scale", .section = "model", .commands = kSim, .type = Text,
-       .help = "heavier or lighter stages: STAGE=FACTOR[,…], e.g. 0=1.3,63=1.5", .syntax = stage_scale_syntax},
-
-      // --- mixture of experts -----------------------------------------------------------------------
-      {.flag = "experts", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 16),
-       .help = "MoE: routed experts per layer (0: dense)"},
-      {.flag = "top-k", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 16),
-       .help = "MoE: routed experts per token"},
-      {.flag = "shared-experts", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(1 << 16),
-       .help = "MoE: experts every token goes through"},
-      {.flag = "expert-hidden", .section = "model", .commands = kSim, .type = Integer, .bounds = at_least(1, 1 << 24),
-       .help = "MoE: an expert's inner width (SwiGLU)"},
-      {.flag = "first-dense-layers", .section = "model", .commands = kSim, .type = Integer,
-       .bounds = not_negative(100'000), .help = "MoE: leading layers with a dense MLP"},
-      {.flag = "max-nodes-per-token", .section = "model", .commands = kSim, .type = Integer,
-       .bounds = not_negative(1 << 20), .help = "MoE: node-limited routing (0: no limit)"},
-      {.flag = "dispatch-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
-       .bounds = at_least(1, 16), .help = "MoE: bytes per dispatched element (FP8: 1)"},
-      {.flag = "combine-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
-       .bounds = at_least(1, 16), .help = "MoE: bytes per combined element"},
-      {.flag = "routing", .section = "model", .commands = kSim, .type = Text, .default_text = "uniform",
-       .help = "MoE: uniform, zipf:S (skewed popularity) or file:PATH (per-expert loads)", .syntax = routing_syntax,
-       .path_prefix = "file:"},
-
+  };
+  const std::vector<OptionSpec> model = model_options();
+  schema.insert(schema.end(), model.begin(), model.end());
+  const std::vector<OptionSpec> rest = {
       // --- fidelity ---------------------------------------------------------------------------------
       {.flag = "p2p", .section = "sim", .commands = kTimed, .type = Choice, .choices = names_of<P2pMode>(kP2pModes),
        .default_text = "async",
@@ -453,6 +344,8 @@ std::vector<OptionSpec> build_schema() {
        .identity = false},
   };
   // clang-format on
+  schema.insert(schema.end(), rest.begin(), rest.end());
+  return schema;
 }
 
 // `schedule` and `check` time a model too (the contention-free engine, priced as simulate prices
