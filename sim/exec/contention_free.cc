@@ -150,12 +150,10 @@ ContentionFree contention_free_step(const SimulationInput& input) {
   use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
-  configure_engine(input);
-  load_platform(engine, errors, input.platform_file, input.default_network_model);
+  load_job_platform(engine, errors, input);
   engine.seal_platform();  // routes exist once the zones are sealed
   const bool rails = input.routes_checked ? input.rails : check_routes_in_simgrid(engine, input);
-  std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < input.placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+  std::vector<sg4::Host*> hosts = job_hosts(engine, input);
   Network network(hosts, input.link_window, false, false);
   connect_network(network, engine, input, hosts, rails);
 

@@ -153,15 +153,13 @@ SimulationResult simulate(const SimulationInput& input) {
   use_sanitizable_contexts();
   sg4::Engine engine(&argc, argv);
   SimGridErrors errors;
-  configure_engine(input);
-  load_platform(engine, errors, input.platform_file, input.default_network_model);
+  load_job_platform(engine, errors, input);
   bool rails = input.rails;
   if (!input.routes_checked) {
     engine.seal_platform();  // routes exist once the zones are sealed
     rails = check_routes_in_simgrid(engine, input);
   }
-  std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < placement.num_gpus(); ++g) hosts.push_back(engine.host_by_name(input.platform_gpus[g].host));
+  std::vector<sg4::Host*> hosts = job_hosts(engine, input);
 
   NoTrace no_trace;
   TraceSink& trace = input.trace ? *input.trace : no_trace;

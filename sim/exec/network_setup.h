@@ -9,6 +9,7 @@
 
 #include "sim/exec/simulation_io.h"
 #include "sim/network/network.h"
+#include "sim/simgrid/simgrid_errors.h"
 
 namespace pipegrid::sim {
 
@@ -16,6 +17,12 @@ namespace pipegrid::sim {
 /// model's trace integration, and no stack guard page per actor. TI asserts that a speed profile
 /// repeats and ends as it starts (cpu_ti.cpp): with one, SimGrid's default (Lazy) model runs the execs.
 void configure_engine(const SimulationInput& input);
+
+/// The job's platform into `engine` with configure_engine's settings, SimGrid's errors into `errors`.
+void load_job_platform(simgrid::s4u::Engine& engine, SimGridErrors& errors, const SimulationInput& input);
+
+/// The job's GPUs' hosts, in the placement's order.
+std::vector<simgrid::s4u::Host*> job_hosts(const simgrid::s4u::Engine& engine, const SimulationInput& input);
 
 /// Its flows as execs or comms, the platform's rails when their routes exist (`rails`), NCCL's
 /// NVLink efficiency inside a node.
