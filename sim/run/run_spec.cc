@@ -246,10 +246,6 @@ RunSpec simulation_spec(const OptionValues& v) {
   return spec;
 }
 
-}  // namespace pipegrid::run
-
-namespace pipegrid::run {
-
 bool model_given(const OptionValues& v) { return any_given(v, kModelFlags); }
 
 RunSpec model_timing_spec(const OptionValues& v, ScheduleSpec schedule) {
