@@ -437,7 +437,23 @@ INSTANTIATE_TEST_SUITE_P(
         BadSimulation{"EpNotDividingExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 3",
                       "--ep 3: must divide --experts 256"},
         BadSimulation{"EpNotDividingTheGpus", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 8",
-                      "--ep 8: must divide --dp 4 (an expert-parallel group is ep data-parallel replicas of one stage)"},
+                      "--ep 8 --etp 1: ep·etp = 8 must divide tp·cp·dp = 4 (the GPUs of a stage, which the expert "
+                      "layers split into etp × ep × expert-data-parallel)"},
+        BadSimulation{"EtpNotDividingExpertHidden", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 2 --etp 3",
+                      "--etp 3: must divide --expert-hidden 2048 (each GPU holds a column slice of every expert it has; "
+                      "--etp is --tp unless given)"},
+        BadSimulation{"PlacementUnknownName", "--platform " + kTwoNodes + kJob + " --placement tp-xp-dp-pp",
+                      "--placement tp-xp-dp-pp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
+                      "tp-cp-ep-dp-pp"},
+        BadSimulation{"PlacementTwice", "--platform " + kTwoNodes + kJob + " --placement tp-dp-pp-dp",
+                      "--placement tp-dp-pp-dp: must name each dimension once"},
+        BadSimulation{"PlacementWithoutPp", "--platform " + kTwoNodes + kJob + " --placement tp-cp-dp",
+                      "--placement tp-cp-dp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
+                      "tp-cp-ep-dp-pp"},
+        // Dense: GPU k = r + 2d; experts (etp 2, pp, ep 2): GPU 1 is pp rank ⌊1/2⌋ mod 2 = 0 there.
+        BadSimulation{"PlacementSplitsExpertStages", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 2 --etp 2 --placement tp-pp-dp",
+                      "--placement tp-pp-dp: with --etp 2 and --tp 1 GPU 1 would be pipeline rank 0 in the expert "
+                      "layers and 1 in the others; put pp after tp, cp, ep and dp"},
         BadSimulation{"TopKAboveExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --top-k 300",
                       "--top-k 300: cannot exceed --experts 256"},
         BadSimulation{"NegativeSkew", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --routing zipf:-1",
