@@ -65,6 +65,12 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
                      m.scatter_gather, m.recompute, m.uneven_layers};
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
+  // The layout knows expert tensor parallelism (placement.h, platform info --layout); the executor does
+  // not yet split the experts' GEMMs nor run the ETP group's all-gathers and reduce-scatters.
+  if (moe.enabled() && moe.etp > 1)
+    throw InputError(fmt::format("--etp {}: expert tensor parallelism is laid out (platform info --layout) but not "
+                                 "timed yet; run with --etp 1",
+                                 moe.etp));
   model::Precision precision;
   precision.gradient_bytes = spec.comm.gradient_bytes;
   precision.validate();
