@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "sim/cli/platform_perturb.h"
 #include "sim/cli/subcommand.h"
+#include "sim/exec/group_landing.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_summary.h"
@@ -28,6 +29,31 @@ int run_gen(const input::OptionValues& v) {
   return kExitOk;
 }
 
+// --layout: the job's groups over this platform's GPUs, as a run would place them (placement.h).
+void describe_layout(std::ostream& out, const input::OptionValues& v, const platform::PlatformFacts& facts) {
+  sim::ParallelSizes sizes{static_cast<int>(v.integer("tp")), v.given_int("pp").value_or(1),
+                           static_cast<int>(v.integer("dp"))};
+  sizes.ep = static_cast<int>(v.integer("ep"));
+  sizes.etp = v.given_int("etp").value_or(sizes.tp);
+  const bool experts = v.has("ep") || v.has("etp");
+  std::vector<sim::PlatformGpu> gpus;
+  for (const platform::GpuHost& gpu : facts.gpus) gpus.push_back({gpu.name, gpu.node});
+  const sim::Placement placement(sizes, v.text("placement"), gpus, /*allow_tp_across_nodes=*/true);
+  std::string order;
+  for (const model::RankDimension& d : placement.layout().dims()) order += (order.empty() ? "" : "-") + d.name;
+  out << fmt::format("\nlayout {}: {} of {} GPUs (tp {} × cp {} × dp {} × pp {}", order, placement.num_gpus(),
+                     gpus.size(), sizes.tp, sizes.cp, sizes.dp, sizes.pp);
+  if (experts) out << fmt::format("; expert layers etp {} × ep {} × edp {}", sizes.etp, sizes.ep, sizes.expert_dp());
+  out << ")\n" << fmt::format("{:<6}{:>6}{:>8}{:>15}  {}\n", "group", "size", "groups", "within a node",
+                               "GPU 0's group");
+  for (const sim::GroupLanding& landing : sim::group_landings(placement, gpus, experts)) {
+    std::string hosts;
+    for (int gpu : landing.rank0) hosts += (hosts.empty() ? "" : " ") + gpus[gpu].host;
+    out << fmt::format("{:<6}{:>6}{:>8}{:>15}  {}\n", landing.kind, landing.size, landing.groups, landing.within_node,
+                       hosts);
+  }
+}
+
 int run_info(const input::OptionValues& v) {
   v.check_required();
   const std::string& file = v.text("file");
@@ -41,6 +67,7 @@ int run_info(const input::OptionValues& v) {
       throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
   }
   platform::describe_platform(std::cout, facts);
+  if (v.flag("layout")) describe_layout(std::cout, v, facts);
   if (route.size() == 2) {
     const auto routes = platform::simgrid_routes(file, {{route[0], route[1]}});
     std::cout << '\n';

@@ -12,15 +12,10 @@ namespace sg4 = simgrid::s4u;
 
 ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
   const ExpertRouting& routing = job.plan.costs.routing();
-  const GpuCoordinates& at = job.plan.placement.coordinates(gpu);
-  const int ep = routing.ep;
-  const int first = at.dp - at.dp % ep;
-  member_ = at.dp % ep;
+  members_ = job.plan.placement.group(gpu, "ep");
+  member_ = job.plan.placement.rank_in(gpu, "ep");
   std::set<int> nodes;
-  for (int j = 0; j < ep; ++j) {
-    members_.push_back(job.plan.placement.gpu({at.tp, first + j, at.pp}));
-    nodes.insert(job.gpus.node_of_gpu[members_.back()]);
-  }
+  for (int m : members_) nodes.insert(job.gpus.node_of_gpu[m]);
   shares_ = routing.member_shares;
   // DeepSeek-V3's node-limited routing: a token reaches experts on at most M nodes and DeepEP sends it
   // over InfiniBand once per node, where without the limit its k experts would each get a copy: the

@@ -109,7 +109,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
   for (auto& [ranks, r] : after_step) reductions.push_back(r);
 
   // Routed experts: replicated only across expert-parallel groups, their gradients go round the
-  // replicas holding the same experts (every ep-th one).
+  // expert-data-parallel group, the GPUs holding the same experts (placement.h).
   double expert_bytes = 0, embedding_bytes = 0;
   for (int stage = 0; stage < s.num_stages(); ++stage)
     if (s.rank_of(stage) == at.pp) {
@@ -118,11 +118,10 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
     }
   const int ep = plan.costs.routing().ep;
   if (expert_bytes > 0 && ep > 0) {
-    std::vector<int> holders;
-    for (int d = at.dp % ep; d < dp; d += ep) holders.push_back(plan.placement.gpu({at.tp, d, at.pp}));
+    const std::vector<int> holders = plan.placement.group(gpu, "edp");
     if (holders.size() >= 2)
       reductions.push_back({"expert-dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, std::uint64_t{1} << 30, holders,
-                      at.dp / ep, expert_bytes, end, 1, stream({-1'000'000})});
+                      plan.placement.rank_in(gpu, "edp"), expert_bytes, end, 1, stream({-1'000'000})});
   }
   const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
   if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0) {

@@ -87,6 +87,14 @@ std::vector<NeededRoute> rail_routes(const SimulationInput& input) {
 
 namespace {
 
+// The first GPU of each group of `kind` on pipeline rank r, in GPU order.
+std::vector<int> first_members(const Placement& placement, int r, std::string_view kind) {
+  std::vector<int> firsts;
+  for (int g = 0; g < placement.num_gpus(); ++g)
+    if (placement.coordinates(g).pp == r && placement.rank_in(g, kind) == 0) firsts.push_back(g);
+  return firsts;
+}
+
 Needs collect(const SimulationInput& input) {
   const Placement& placement = input.placement;
   const Schedule& s = input.schedule;
@@ -120,18 +128,14 @@ Needs collect(const SimulationInput& input) {
         needs.ring(group, fmt::format("the tensor-parallel all-reduces of pp rank {}", r));
       }
     if (input.options.dp_comm == CommFidelity::Off) continue;
-    const int ep = costs.routing().ep;
     for (int t = 0; t < sizes.tp; ++t) {
       std::vector<int> replicas;
       for (int d = 0; d < sizes.dp; ++d) replicas.push_back(placement.gpu({t, d, r}));
       if (gradients) needs.ring(replicas, fmt::format("the data-parallel all-reduce of pp rank {}", r));
-      if (expert_gradients && ep > 0)
-        for (int first = 0; first < ep; ++first) {
-          std::vector<int> holders;
-          for (int d = first; d < sizes.dp; d += ep) holders.push_back(placement.gpu({t, d, r}));
-          needs.ring(holders, fmt::format("the expert gradients' all-reduce of pp rank {}", r));
-        }
     }
+    if (expert_gradients && costs.routing().ep > 0)
+      for (int g : first_members(placement, r, "edp"))
+        needs.ring(placement.group(g, "edp"), fmt::format("the expert gradients' all-reduce of pp rank {}", r));
   }
   if (input.options.dp_comm != CommFidelity::Off) {
     // DualPipe's two copies of a model stage sum their gradients; tied embeddings join the first and
@@ -155,24 +159,22 @@ Needs collect(const SimulationInput& input) {
   for (const PlatformGpu& gpu : input.platform_gpus) node_of_gpu.push_back(gpu.node);
   if (routing.enabled() && routing.ep > 1 && input.options.ep_comm != CommFidelity::Off)
     for (int r = 0; r < sizes.pp; ++r)
-      for (int t = 0; t < sizes.tp; ++t)
-        for (int first = 0; first < sizes.dp; first += routing.ep) {
-          const std::string why = fmt::format("the expert-parallel all-to-alls of pp rank {}", r);
-          std::vector<int> members;
-          for (int i = first; i < first + routing.ep; ++i) members.push_back(placement.gpu({t, i, r}));
-          // The α-β model reads every pair's route, as pairwise flows run them; DeepEP's flows are a
-          // subset: each member to its node's members and to its forwarders on the other nodes.
-          if (input.options.ep_comm == CommFidelity::Analytic || input.options.ep_flows == EpFlows::Pairwise) {
-            for (int i : members)
-              for (int j : members) needs.add(i, j, why);
-            continue;
-          }
-          const std::vector<MemberPlace> places = member_places(members, node_of_gpu);
-          const std::vector<double> shares(members.size(), 1.0 / static_cast<double>(members.size()));
-          for (bool to_experts : {true, false})
-            for (const ExpertFlow& flow : deepep_flows(places, shares, 1, to_experts))
-              needs.add(members[flow.src], members[flow.dst], why);
+      for (int g : first_members(placement, r, "ep")) {
+        const std::string why = fmt::format("the expert-parallel all-to-alls of pp rank {}", r);
+        const std::vector<int> members = placement.group(g, "ep");
+        // The α-β model reads every pair's route, as pairwise flows run them; DeepEP's flows are a
+        // subset: each member to its node's members and to its forwarders on the other nodes.
+        if (input.options.ep_comm == CommFidelity::Analytic || input.options.ep_flows == EpFlows::Pairwise) {
+          for (int i : members)
+            for (int j : members) needs.add(i, j, why);
+          continue;
         }
+        const std::vector<MemberPlace> places = member_places(members, node_of_gpu);
+        const std::vector<double> shares(members.size(), 1.0 / static_cast<double>(members.size()));
+        for (bool to_experts : {true, false})
+          for (const ExpertFlow& flow : deepep_flows(places, shares, 1, to_experts))
+            needs.add(members[flow.src], members[flow.dst], why);
+      }
   return needs;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/input/schema_parts.h"
 #include "sim/input/text_values.h"
 #include "sim/model/kernels.h"
+#include "sim/model/rank_layout.h"
 #include "sim/output/trace_options.h"
 #include "sim/platform/cluster_spec.h"
 #include "sim/platform/presets.h"
@@ -23,6 +24,7 @@ using enum Command;
 using enum ValueType;
 using namespace schema;
 
+const Commands kLaidOut{Simulate, PlatformInfo};  // the layout's sizes: platform info --layout shows them
 const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
 const Commands kGen{PlatformGen, Simulate};         // platform gen's options: simulate generates with them too
 const Commands kEvery{Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls,
@@ -35,14 +37,10 @@ std::vector<std::string> schedule_names(bool with_all) {
   return names;
 }
 
-std::vector<std::string> placement_orders() {
-  std::vector<std::string> dims = {"dp", "pp", "tp"}, orders;
-  do {
-    orders.push_back(dims[0] + "-" + dims[1] + "-" + dims[2]);
-  } while (std::next_permutation(dims.begin(), dims.end()));
-  // Megatron's order first: it is the default.
-  std::stable_partition(orders.begin(), orders.end(), [](const std::string& o) { return o == "tp-dp-pp"; });
-  return orders;
+// --placement: Megatron-Core's order names (model/rank_layout.h).
+std::string placement_syntax(std::string_view text) {
+  std::vector<std::string> dims;
+  return model::parse_rank_order(text, dims);
 }
 
 std::vector<std::string> platform_presets() {
@@ -92,7 +90,7 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "file", .commands = {Check}, .type = Path,
        .help = "CSV: one line per rank, one action per cell (2F0, 3B1, 0I4, 0W4, (0F7;7B3))", .required = {Check},
        .positional = true},
-      {.flag = "pp", .section = "parallel", .commands = {Simulate, Schedule}, .type = Integer, .unit = "ranks",
+      {.flag = "pp", .section = "parallel", .commands = {Simulate, Schedule, PlatformInfo}, .type = Integer, .unit = "ranks",
        .bounds = at_least(1), .help = "pipeline-parallel size p (with --schedule-file: its lines)",
        .required = {Schedule}},
       {.flag = "microbatches", .section = "parallel", .commands = {Simulate, Schedule}, .type = Integer,
@@ -100,19 +98,24 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "chunks", .section = "parallel", .commands = {Simulate, Schedule}, .type = Integer,
        .bounds = not_negative(kIntMax), .default_text = "0",
        .help = "virtual stages v per rank (0: the schedule's own, 2 for interleaved)"},
-      {.flag = "tp", .section = "parallel", .commands = kSim, .type = Integer, .unit = "GPUs", .bounds = at_least(1),
+      {.flag = "tp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "GPUs", .bounds = at_least(1),
        .default_text = "1", .help = "tensor-parallel size t (a TP group stays in one node)"},
-      {.flag = "dp", .section = "parallel", .commands = kSim, .type = Integer, .unit = "replicas",
+      {.flag = "dp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "replicas",
        .bounds = at_least(1), .default_text = "1", .help = "data-parallel size d"},
-      {.flag = "placement", .section = "parallel", .commands = kSim, .type = Choice, .choices = placement_orders(),
-       .default_text = "tp-dp-pp", .help = "order of the dimensions over the GPUs, fastest first"},
+      {.flag = "placement", .section = "parallel", .commands = kLaidOut, .type = Text, .default_text = "tp-dp-pp",
+       .help = "order of the dimensions over the GPUs, fastest first: tp, dp, pp and optionally cp and ep, as "
+               "Megatron-Core's tp-cp-ep-dp-pp (cp left out goes after tp, ep before dp: tp-dp-pp is that order)",
+       .syntax = placement_syntax},
       {.flag = "placement", .commands = {Check}, .type = Choice, .choices = names_of<CsvPlacement>(kCsvPlacements),
        .default_text = "inferred",
        .help = "where stages live: inferred (the rank that runs a stage holds it), loop (s mod p) or v"},
       {.flag = "allow-tp-across-nodes", .section = "parallel", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let a TP group span nodes"},
-      {.flag = "ep", .section = "parallel", .commands = kSim, .type = Integer, .unit = "GPUs", .bounds = at_least(1),
+      {.flag = "ep", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "GPUs", .bounds = at_least(1),
        .default_text = "1", .help = "MoE: expert-parallel size (GPUs of a stage sharing a layer's experts)"},
+      {.flag = "etp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "GPUs", .bounds = at_least(1),
+       .help = "MoE: expert tensor-parallel size (GPUs splitting each expert's GEMMs; Megatron-Core's "
+               "expert_tensor_parallel_size, and as there --tp when not given)"},
 
       // --- explicit costs ---------------------------------------------------------------------------
       {.flag = "time-f", .section = "sim", .commands = kTimed, .type = Number, .unit = "s",
@@ -269,6 +272,8 @@ std::vector<OptionSpec> build_schema() {
       // --- platform gen and info ------------------------------------------------------------------
       {.flag = "file", .commands = {PlatformInfo}, .type = Path, .help = "a SimGrid platform file (DTD 4.1)",
        .required = {PlatformInfo}, .positional = true},
+      {.flag = "layout", .commands = {PlatformInfo}, .type = Flag, .default_text = "false",
+       .help = "where the groups of a job of --tp, --pp, --dp (and --ep, --etp) land, in --placement's order"},
       {.flag = "route", .commands = {PlatformInfo}, .type = HostPair,
        .help = "two host names, e.g. --route node0-gpu0 node1-gpu0"},
       {.flag = "file", .commands = {PlatformPerturb}, .type = Path, .help = "a SimGrid platform file (DTD 4.1)",
@@ -354,7 +359,7 @@ std::vector<OptionSpec> build_schema() {
 // new model option serves all three. Check keeps its --placement (the CSV's stages): its GPUs go in
 // Megatron's order.
 std::vector<OptionSpec> widen_to_model_timing(std::vector<OptionSpec> schema) {
-  constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep"};
+  constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep", "etp"};
   constexpr std::string_view kStepCosts[] = {"grad-overlap",         "grad-bucket-size", "grad-sync-order",
                                              "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency"};
   const auto listed = [](const auto& flags, std::string_view flag) {

@@ -86,6 +86,11 @@ void MoeSpec::validate(int layers) const {
   positive("--ep", ep);
   if (top_k > experts) throw InputError(fmt::format("--top-k {}: cannot exceed --experts {}", top_k, experts));
   if (experts % ep != 0) throw InputError(fmt::format("--ep {}: must divide --experts {}", ep, experts));
+  positive("--etp", etp);
+  if (expert_hidden % etp != 0)
+    throw InputError(fmt::format("--etp {}: must divide --expert-hidden {} (each GPU holds a column slice of every "
+                                 "expert it has; --etp is --tp unless given)",
+                                 etp, expert_hidden));
   if (shared_experts < 0) throw InputError(fmt::format("--shared-experts {}: must not be negative", shared_experts));
   if (max_nodes_per_token < 0)
     throw InputError(fmt::format("--max-nodes-per-token {}: must not be negative", max_nodes_per_token));

@@ -33,6 +33,7 @@ struct MoeSpec {
   int shared_experts = 0;
   int expert_hidden = 0;
   int ep = 1;
+  int etp = 1;  // expert tensor parallelism: each expert's GEMMs split over etp GPUs (Megatron-Core)
   int max_nodes_per_token = 0;
   int first_dense_layers = 0;
   int dispatch_bytes = 2;  // per element of a dispatched token (DeepSeek-V3: 1, FP8)
@@ -41,7 +42,7 @@ struct MoeSpec {
 
   bool enabled() const { return experts > 0; }
   /// Throws InputError naming the flag: non-positive sizes, top-k above the experts, EP not dividing
-  /// the experts, dense layers beyond the model's.
+  /// the experts, ETP not dividing the expert width, dense layers beyond the model's.
   void validate(int layers) const;
 };
 

@@ -23,8 +23,12 @@ void Parallelism::validate(const Transformer& model) const {
                                  "over the tensor-parallel GPUs)",
                                  tp, model.query_groups()));
   if (model.moe.enabled() && tp != 1)
-    throw InputError(fmt::format("--tp {}: mixture-of-experts layers run with --tp 1 here (expert parallelism "
-                                 "instead, as DeepSeek-V3 does)", tp));
+    // Megatron-Core's MoELayer refuses it ("performance may degrade if MoE and tensor parallelism are
+    // enabled without also enabling sequence parallelism"), and sequence parallelism is not modelled.
+    throw InputError(fmt::format("--tp {}: mixture-of-experts layers with --tp > 1 need sequence parallelism "
+                                 "(Megatron-Core refuses them without it), which pipegrid does not model yet; run "
+                                 "them with --tp 1 and --ep",
+                                 tp));
   if (model.ffn() % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --ffn-hidden {}", tp, model.ffn()));
   if (uneven_layers && model.layers < num_stages())

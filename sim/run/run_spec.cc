@@ -28,7 +28,7 @@ constexpr const char* kModelFlags[] = {
 // clang-format on
 constexpr const char* kMoeFlags[] = {
     "experts", "top-k",  "shared-experts", "expert-hidden", "max-nodes-per-token", "first-dense-layers",
-    "ep",      "routing"};
+    "ep",      "etp",    "routing"};
 
 // Flags the command does not have (schedule's --time-optimizer) are not given.
 bool any_given(const OptionValues& values, std::span<const char* const> flags) {
@@ -147,6 +147,8 @@ model::Transformer transformer_of(const OptionValues& v) {
   take("dispatch-bytes", m.moe.dispatch_bytes);
   take("combine-bytes", m.moe.combine_bytes);
   m.moe.ep = static_cast<int>(v.integer("ep"));
+  // Megatron-Core's default: expert_tensor_parallel_size = tensor_model_parallel_size.
+  m.moe.etp = static_cast<int>(v.given_int("etp").value_or(v.integer("tp")));
   m.moe.routing = model::parse_routing(v.text("routing"));
   if (v.has("hf-config") && m.seq == 0)
     throw InputError(

@@ -1,5 +1,6 @@
 #include "sim/run/simulation_echo.h"
 
+#include "sim/exec/group_landing.h"
 #include "sim/platform/platform_xml.h"
 
 namespace pipegrid::run {
@@ -30,6 +31,25 @@ nlohmann::json options_echo(const RunSpec& spec, const ResolvedRun& run) {
           {"rail_fold", name_of<bool>(sim::kAutoOff, o.rail_fold)},
           {"route_search", name_of<bool>(sim::kRouteSearches, o.route_search)},
           {"simgrid_flows", name_of<bool>(sim::kSimGridFlows, o.exec_flows)}};
+}
+
+// Where each kind of group lands (group_landing.h): rank 0's group by host, and how many groups of the
+// kind stay within a node.
+nlohmann::json layout_echo(const ResolvedRun& run) {
+  const sim::SimulationInput& in = run.input;
+  std::string order;
+  for (const model::RankDimension& d : in.placement.layout().dims()) order += (order.empty() ? "" : "-") + d.name;
+  nlohmann::json layout = {{"order", order}};
+  const bool experts = run.model && run.model->moe.enabled();
+  for (const sim::GroupLanding& landing : sim::group_landings(in.placement, in.platform_gpus, experts)) {
+    nlohmann::json hosts = nlohmann::json::array();
+    for (int gpu : landing.rank0) hosts.push_back(in.platform_gpus[gpu].host);
+    layout[landing.kind] = {{"size", landing.size},
+                            {"groups", landing.groups},
+                            {"within_node", landing.within_node},
+                            {"rank0", std::move(hosts)}};
+  }
+  return layout;
 }
 
 nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
@@ -74,6 +94,7 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                    {"shared_experts", moe.shared_experts},
                    {"expert_hidden", moe.expert_hidden},
                    {"ep", moe.ep},
+                   {"etp", moe.etp},
                    {"max_nodes_per_token", moe.max_nodes_per_token},
                    {"first_dense_layers", moe.first_dense_layers},
                    {"routing", moe.routing.text},
@@ -109,6 +130,7 @@ nlohmann::json simulation_echo(const RunSpec& spec, const ResolvedRun& run) {
       {"dp", sizes.dp},
       {"placement", spec.parallel.placement},
       {"gpus", in.placement.num_gpus()},
+      {"layout", layout_echo(run)},
       {"options", options_echo(spec, run)}};
   if (spec.model)
     echo["model"] = model_echo(spec, run);

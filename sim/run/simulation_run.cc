@@ -65,10 +65,12 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
                      m.scatter_gather, m.recompute, m.uneven_layers};
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
-  if (moe.enabled() && sizes.dp % moe.ep != 0)
-    throw InputError(fmt::format("--ep {}: must divide --dp {} (an expert-parallel group is ep data-parallel "
-                                 "replicas of one stage)",
-                                 moe.ep, sizes.dp));
+  // The layout knows expert tensor parallelism (placement.h, platform info --layout); the executor does
+  // not yet split the experts' GEMMs nor run the ETP group's all-gathers and reduce-scatters.
+  if (moe.enabled() && moe.etp > 1)
+    throw InputError(fmt::format("--etp {}: expert tensor parallelism is laid out (platform info --layout) but not "
+                                 "timed yet; run with --etp 1",
+                                 moe.etp));
   model::Precision precision;
   precision.gradient_bytes = spec.comm.gradient_bytes;
   precision.validate();
@@ -118,7 +120,14 @@ ResolvedRun resolve_simulation(const RunSpec& spec) {
   in.link_window = spec.outputs.link_window;
   in.link_timeline = spec.outputs.link_timeline;
   in.schedule = simulation_schedule(spec.schedule, run.compute_deadlock, run.own_comms);
-  const sim::ParallelSizes sizes{spec.parallel.tp, in.schedule.ranks, spec.parallel.dp};
+  sim::ParallelSizes sizes{spec.parallel.tp, in.schedule.ranks, spec.parallel.dp};
+  // The expert layers' layout (placement.h): ep·etp must divide the GPUs of a stage. Without experts
+  // it is the dense layout (etp = tp, as Megatron-Core's default).
+  sizes.etp = sizes.tp;
+  if (spec.model && spec.model->transformer.moe.enabled()) {
+    sizes.ep = spec.model->transformer.moe.ep;
+    sizes.etp = spec.model->transformer.moe.etp;
+  }
   // Megatron's DistributedDataParallelConfig: bucket_size = max(40M, 1M × dp) parameters when unset
   // (distributed_data_parallel.py).
   run.grad_bucket_parameters = spec.comm.grad_bucket_parameters.value_or(std::max(4e7, 1e6 * sizes.dp));

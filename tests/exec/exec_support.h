@@ -26,6 +26,10 @@ inline SimulationInput job_on(const std::string& platform, std::vector<PlatformG
   input.platform_file = platform;
   input.platform_gpus = std::move(gpus);
   input.schedule = std::move(schedule);
+  // The expert layers' layout follows the costs' routing, as a run's does (simulation_run.cc); without
+  // experts it is the dense one.
+  if (costs.routing().enabled()) sizes.ep = costs.routing().ep;
+  else sizes.etp = sizes.tp;
   input.placement = Placement(sizes, "tp-dp-pp", input.platform_gpus, false);
   input.costs = std::move(costs);
   input.options = std::move(options);

@@ -90,6 +90,30 @@ TEST(PlatformCli, InfoShowsHandEdits) {
       << r.out;
 }
 
+// --layout: 2 DGX nodes of 8, tp 2 × dp 4 × pp 2 with ep 4 in Megatron-Core's order. GPU k = t + 2d +
+// 8r; the expert layers' etp (= tp, 2) × ep 4 × edp 1: ep rank ⌊k/2⌋ mod 4, so GPU 0's EP group is 0,
+// 2, 4, 6 and its ETP group 0, 1. PP groups cross the nodes, every other kind stays in one.
+TEST(PlatformCli, InfoLayoutShowsWhereEachGroupLands) {
+  const auto r = run_pipegrid("platform info " + kTwoNodes + " --layout --tp 2 --pp 2 --dp 4 --ep 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string expected =
+      "layout tp-cp-ep-dp-pp: 16 of 16 GPUs (tp 2 × cp 1 × dp 4 × pp 2; expert layers etp 2 × ep 4 × edp 1)\n"
+      "group   size  groups  within a node  GPU 0's group\n"
+      "tp         2       8              8  node0-gpu0 node0-gpu1\n"
+      "cp         1      16             16  node0-gpu0\n"
+      "dp         4       4              4  node0-gpu0 node0-gpu2 node0-gpu4 node0-gpu6\n"
+      "pp         2       8              0  node0-gpu0 node1-gpu0\n"
+      "ep         4       4              4  node0-gpu0 node0-gpu2 node0-gpu4 node0-gpu6\n"
+      "etp        2       8              8  node0-gpu0 node0-gpu1\n"
+      "edp        1      16             16  node0-gpu0\n";
+  ASSERT_GE(r.out.size(), expected.size());
+  EXPECT_EQ(r.out.substr(r.out.size() - expected.size()), expected);
+  const auto bad = run_pipegrid("platform info " + kTwoNodes + " --layout --tp 2 --pp 2 --dp 4 --ep 3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "pipegrid: error: --ep 3 --etp 2: ep·etp = 6 must divide tp·cp·dp = 8 (the GPUs of a stage, which "
+                     "the expert layers split into etp × ep × expert-data-parallel)\n");
+}
+
 TEST(PlatformCli, InfoRouteAsSimGridComputesIt) {
   const auto r = run_pipegrid("platform info " + kTwoNodes + " --route node0-gpu0 node1-gpu1");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -273,6 +273,35 @@ TEST(SimulateCli, WritesTheReportsOfARun) {
   EXPECT_FALSE(std::filesystem::exists(out + "/links_timeline.csv"));  // only with --link-timeline
 }
 
+// summary.json's layout: tp 2 × dp 2 × pp 2 over 2 DGX nodes in Megatron-Core's order, GPU k =
+// t + 2d + 4r: rank 0's TP group is GPUs 0-1, its DP group 0 and 2, its PP group 0 and 4 (node 0
+// holds GPUs 0-7, so every group of 8 GPUs stays in it). With dp-tp-pp, GPU k = d + 2t + 4r.
+TEST(SimulateCli, SummaryShowsWhereEachGroupLands) {
+  const auto layout = [](const std::string& order) {
+    const auto r = run_pipegrid("simulate --platform " + kPlatforms +
+                                "/dgx-a100-2node.xml --schedule 1f1b --pp 2 --tp 2 --dp 2 --microbatches 2 --model "
+                                "gpt-7.5b --layers 4 --compute-efficiency 0.5 --format json --placement " + order);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["inputs"]["layout"];
+  };
+  const nlohmann::json megatron = layout("tp-cp-ep-dp-pp");
+  EXPECT_EQ(megatron["order"], "tp-cp-ep-dp-pp");
+  EXPECT_EQ(megatron["tp"]["rank0"], (nlohmann::json{"node0-gpu0", "node0-gpu1"}));
+  EXPECT_EQ(megatron["dp"]["rank0"], (nlohmann::json{"node0-gpu0", "node0-gpu2"}));
+  EXPECT_EQ(megatron["pp"]["rank0"], (nlohmann::json{"node0-gpu0", "node0-gpu4"}));
+  EXPECT_EQ(megatron["cp"]["size"], 1);
+  for (const char* kind : {"tp", "dp", "pp"}) {
+    EXPECT_EQ(megatron[kind]["groups"], 4) << kind;
+    EXPECT_EQ(megatron[kind]["within_node"], 4) << kind;
+  }
+  EXPECT_FALSE(megatron.contains("ep"));  // no expert layers
+  EXPECT_EQ(layout("tp-dp-pp"), megatron);
+  const nlohmann::json dp_first = layout("dp-tp-pp");
+  EXPECT_EQ(dp_first["order"], "ep-dp-tp-cp-pp");  // ep right before dp, cp right after tp
+  EXPECT_EQ(dp_first["tp"]["rank0"], (nlohmann::json{"node0-gpu0", "node0-gpu2"}));
+  EXPECT_EQ(dp_first["dp"]["rank0"], (nlohmann::json{"node0-gpu0", "node0-gpu1"}));
+}
+
 TEST(SimulateCli, SameInputsSameBytes) {
   const std::string a = temp_dir("same-a"), b = temp_dir("same-b");
   const std::string job = "simulate --platform " + kPlatforms +
@@ -437,7 +466,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadSimulation{"EpNotDividingExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 3",
                       "--ep 3: must divide --experts 256"},
         BadSimulation{"EpNotDividingTheGpus", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 8",
-                      "--ep 8: must divide --dp 4 (an expert-parallel group is ep data-parallel replicas of one stage)"},
+                      "--ep 8 --etp 1: ep·etp = 8 must divide tp·cp·dp = 4 (the GPUs of a stage, which the expert "
+                      "layers split into etp × ep × expert-data-parallel)"},
+        BadSimulation{"EtpNotDividingExpertHidden", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 2 --etp 3",
+                      "--etp 3: must divide --expert-hidden 2048 (each GPU holds a column slice of every expert it has; "
+                      "--etp is --tp unless given)"},
+        BadSimulation{"EtpNotTimedYet", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 2 --etp 2",
+                      "--etp 2: expert tensor parallelism is laid out (platform info --layout) but not timed yet; run "
+                      "with --etp 1"},
+        BadSimulation{"MoeWithTensorParallelism", "--platform " + kTwoNodes + kJob + " --tp 2 --dp 4 --model deepseek-v3 --uneven-layers --ep 2",
+                      "--tp 2: mixture-of-experts layers with --tp > 1 need sequence parallelism (Megatron-Core refuses "
+                      "them without it), which pipegrid does not model yet; run them with --tp 1 and --ep"},
+        BadSimulation{"PlacementUnknownName", "--platform " + kTwoNodes + kJob + " --placement tp-xp-dp-pp",
+                      "--placement tp-xp-dp-pp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
+                      "tp-cp-ep-dp-pp"},
+        BadSimulation{"PlacementTwice", "--platform " + kTwoNodes + kJob + " --placement tp-dp-pp-dp",
+                      "--placement tp-dp-pp-dp: must name each dimension once"},
+        BadSimulation{"PlacementWithoutPp", "--platform " + kTwoNodes + kJob + " --placement tp-cp-dp",
+                      "--placement tp-cp-dp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
+                      "tp-cp-ep-dp-pp"},
+        // Dense: GPU k = r + 2d; experts (etp 2, pp, ep 2): GPU 1 is pp rank ⌊1/2⌋ mod 2 = 0 there.
+        BadSimulation{"PlacementSplitsExpertStages", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 2 --etp 2 --placement tp-pp-dp",
+                      "--placement tp-pp-dp: with --etp 2 and --tp 1 GPU 1 would be pipeline rank 0 in the expert "
+                      "layers and 1 in the others; put pp after tp, cp, ep and dp"},
         BadSimulation{"TopKAboveExperts", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --top-k 300",
                       "--top-k 300: cannot exceed --experts 256"},
         BadSimulation{"NegativeSkew", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --routing zipf:-1",
