@@ -170,9 +170,9 @@ void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpC
   Member& me = members_.front();
   const std::vector<int> group = tp_group(me);
   std::vector<RingPhases> rings(static_cast<std::size_t>(calls.allreduces), RingPhases::AllReduce);
-  for (int ag = calls.all_gathers, rs = calls.reduce_scatters; ag + rs > 0;) {
-    if (ag-- > 0) rings.push_back(RingPhases::AllGather);
-    if (rs-- > 0) rings.push_back(RingPhases::ReduceScatter);
+  for (int k = 0; k < std::max(calls.all_gathers, calls.reduce_scatters); ++k) {
+    if (k < calls.all_gathers) rings.push_back(RingPhases::AllGather);
+    if (k < calls.reduce_scatters) rings.push_back(RingPhases::ReduceScatter);
   }
   const int n = static_cast<int>(rings.size());
   const bool overlap = job_.plan.options.tp_comm_overlap && calls.allreduces == 0;
