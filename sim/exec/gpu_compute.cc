@@ -126,12 +126,15 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
     // per kind, the links' report what their rings carried.
     const double end = sg4::Engine::get_clock();
     if (comm_seconds > 0) {
-      const double from = job_.plan.options.tp_comm_overlap ? start : start + (end - start - comm_seconds);
+      // (The trace's start and the links' are computed as they always were, to the bit.)
+      const bool overlap = job_.plan.options.tp_comm_overlap;
+      const double traced_from = overlap ? start : start + (end - start - comm_seconds);
+      const double carried_from = overlap ? start : end - comm_seconds;
       for (Member& m : members_) {
-        trace_tp_rows(m.gpu, calls, bytes, from, end);
+        trace_tp_rows(m.gpu, calls, bytes, traced_from, end);
         if (!m.tp_hops) m.tp_hops = analytic_ring_hops(job_.network, tp_group(m), m.at.tp, RingPhases::AllReduce);
         // Over the all-reduce's hops: half its bytes per half ring.
-        account_analytic_hops(job_.network, *m.tp_hops, bytes * calls.halves() / 2, from, end);
+        account_analytic_hops(job_.network, *m.tp_hops, bytes * calls.halves() / 2, carried_from, end);
       }
       job_.network.ledger().release_analytic(slot);
     }
