@@ -188,10 +188,11 @@ void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpC
       const double start = sg4::Engine::get_clock();
       run_tp_ring(pos, k, group, me, phase, bytes);
       const double ring = sg4::Engine::get_clock() - start;
-      // What the GEMM covered of the ring was compute, not exposed communication.
-      const double covered_by_gemm = std::min(ring, gemm_share * slowdown);
-      me.account->tp_exposed = std::max(0.0, me.account->tp_exposed - covered_by_gemm);
-      me.account->busy += covered_by_gemm;
+      // Accounted as the α-β path does: the GEMM share is compute, what the pair takes beyond it
+      // (the ring's excess, or the SMs the reduce-scatter took) exposed TP communication.
+      const double gemm_ran_with_ring = gemm_share - std::max(gemm_share * slowdown - ring, 0.0);
+      me.account->tp_exposed = std::max(0.0, me.account->tp_exposed - gemm_ran_with_ring);
+      me.account->busy += gemm_ran_with_ring;
       // The slice's GEMM share ran with the ring; what of it outlasts the ring is still to run.
       slice += (std::max(gemm_share * slowdown - ring, 0.0) - gemm_share) * speed_;
       execute(op, std::max(slice, 0.0));
