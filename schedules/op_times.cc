@@ -40,6 +40,7 @@ double OpTimes::tp_of(const Op& op) const {
       calls.all_gathers += s.tp_all_gathers_backward;
       gemm += s.i_tp_gemm;
     }
+    if (op[k].kind == Kind::B) gemm += s.w_tp_gemm;
   }
   const StageOpTimes& first = stages_[op.first.stage];
   const TpOpCost cost{calls, first.tp_allreduce, gemm};

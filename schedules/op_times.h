@@ -27,7 +27,7 @@ struct StageOpTimes {
   int tp_all_gathers_forward = 0, tp_all_gathers_backward = 0;
   bool tp_overlap = false;
   double tp_rs_slowdown = 1;
-  double f_tp_gemm = 0, i_tp_gemm = 0;
+  double f_tp_gemm = 0, i_tp_gemm = 0, w_tp_gemm = 0;  // a B runs under I's and W's
 };
 
 class OpTimes {

@@ -65,6 +65,7 @@ class Pricer {
         op.tp_rs_slowdown = input_.options.tp_overlap_rs_slowdown;
         op.f_tp_gemm = work.f_tp_gemm_flops / speed;
         op.i_tp_gemm = work.i_tp_gemm_flops / speed;
+        op.w_tp_gemm = work.w_tp_gemm_flops / speed;
       }
       stages.push_back(op);
       out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));

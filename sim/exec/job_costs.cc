@@ -42,6 +42,7 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
     w.tp_all_gathers_backward = c.tp_all_gathers_per_backward;
     w.f_tp_gemm_flops = cw.tp_gemms.forward;
     w.i_tp_gemm_flops = cw.tp_gemms.backward_input;
+    w.w_tp_gemm_flops = cw.tp_gemms.backward_weight;
     w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
     w.parameter_bytes = static_cast<double>(c.dp_parameter_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
@@ -76,6 +77,7 @@ void JobCosts::scale_stages(const std::map<int, double>& factors) {
     work.w_flops *= factor;
     work.f_tp_gemm_flops *= factor;
     work.i_tp_gemm_flops *= factor;
+    work.w_tp_gemm_flops *= factor;
   }
 }
 
@@ -119,6 +121,7 @@ double JobCosts::tp_gemm_seconds(const Op& op, double speed) const {
     const StageWork& work = stages_[op[i].stage];
     if (op[i].kind == Kind::F) seconds += work.f_tp_gemm_flops / speed;
     if (op[i].kind == Kind::B || op[i].kind == Kind::I) seconds += work.i_tp_gemm_flops / speed;
+    if (op[i].kind == Kind::B) seconds += work.w_tp_gemm_flops / speed;
   }
   return seconds;
 }

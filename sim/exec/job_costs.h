@@ -49,8 +49,11 @@ struct StageWork {
   int tp_reduce_scatters_backward = 0;  // in B or I
   int tp_all_gathers_forward = 0;
   int tp_all_gathers_backward = 0;
-  double f_tp_gemm_flops = 0;  // the GEMMs of F and I that --tp-comm-overlap pairs the collectives with
+  // The GEMMs of F, I and W that --tp-comm-overlap pairs the collectives with: a whole B's weight
+  // GEMMs hide some too (TE's bulk overlap of the input gradient's reduce-scatter with wgrad).
+  double f_tp_gemm_flops = 0;
   double i_tp_gemm_flops = 0;
+  double w_tp_gemm_flops = 0;
   double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
   double parameter_bytes = 0;           // its parameters (bf16), all-gathered by the distributed optimizer
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage

@@ -47,6 +47,10 @@ bool check_times_or_model(const OptionValues& v) {
   const bool model_given = any_given(v, kModelFlags);
   if (any_given(v, kMoeFlags) && !model_given)
     throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
+  constexpr const char* kModelLayoutFlags[] = {"sequence-parallel", "tp-comm-overlap"};
+  if (any_given(v, kModelLayoutFlags) && !model_given)
+    throw InputError("--sequence-parallel/--tp-comm-overlap: need a model (--model or --layers …): explicit times "
+                     "have no TP collectives to split or overlap");
   if (any_given(v, kTimeFlags) && model_given)
     throw InputError(
         "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");

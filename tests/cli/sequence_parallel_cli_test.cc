@@ -124,6 +124,14 @@ TEST(SequenceParallelCli, OverlapWithoutSequenceParallelismIsRefused) {
   EXPECT_EQ(r.out, "");
 }
 
+TEST(SequenceParallelCli, ExplicitTimesHaveNothingToShard) {
+  const auto r = run_pipegrid(" simulate --platform " PIPEGRID_TEST_DATA "/platforms/star-finite-16gpu.xml --tp 2 --pp 4"
+                              " --microbatches 8 --schedule 1f1b --time-f 1 --time-b 2 --sequence-parallel");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipegrid: error: --sequence-parallel/--tp-comm-overlap: need a model (--model or --layers …): "
+                   "explicit times have no TP collectives to split or overlap\n");
+}
+
 TEST(SequenceParallelCli, ASequenceTheTensorParallelGpusCannotSplitIsRefused) {
   const auto r = run_pipegrid(kRun + " --sequence-parallel --seq 63");
   EXPECT_EQ(r.exit_code, 2);
