@@ -1,5 +1,7 @@
 #include "schedules/op_times.h"
 
+#include "schedules/tp_op_cost.h"
+
 namespace pipegrid {
 
 double OpTimes::compute_of(const Action& a) const {
@@ -22,13 +24,27 @@ double OpTimes::compute_of(const Op& op) const {
 
 double OpTimes::tp_of(const Op& op) const {
   if (uniform_) return 0;
-  int count = 0;
+  TpCollectives calls;
+  double gemm = 0;
   for (int k = 0; k < op.size(); ++k) {
     const StageOpTimes& s = stages_[op[k].stage];
-    if (op[k].kind == Kind::F) count += s.tp_forward;
-    if (op[k].kind == Kind::B || op[k].kind == Kind::I) count += s.tp_backward;
+    if (op[k].kind == Kind::F) {
+      calls.allreduces += s.tp_forward;
+      calls.reduce_scatters += s.tp_reduce_scatters_forward;
+      calls.all_gathers += s.tp_all_gathers_forward;
+      gemm += s.f_tp_gemm;
+    }
+    if (op[k].kind == Kind::B || op[k].kind == Kind::I) {
+      calls.allreduces += s.tp_backward;
+      calls.reduce_scatters += s.tp_reduce_scatters_backward;
+      calls.all_gathers += s.tp_all_gathers_backward;
+      gemm += s.i_tp_gemm;
+    }
+    if (op[k].kind == Kind::B) gemm += s.w_tp_gemm;
   }
-  return count * stages_[op.first.stage].tp_allreduce;
+  const StageOpTimes& first = stages_[op.first.stage];
+  const TpOpCost cost{calls, first.tp_allreduce, gemm};
+  return first.tp_overlap ? cost.overlapped_extra(first.tp_rs_slowdown) : cost.serial();
 }
 
 }  // namespace pipegrid

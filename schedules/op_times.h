@@ -13,7 +13,7 @@ namespace pipegrid {
 
 /// One virtual stage's ops on one GPU, per micro-batch, in seconds: compute of F, I and W (B = I + W),
 /// and the TP all-reduces an F and a B or I end with — `tp_forward` and `tp_backward` of
-/// `tp_allreduce` seconds each.
+/// `tp_allreduce` seconds each — or with sequence parallelism their reduce-scatters and all-gathers.
 struct StageOpTimes {
   double f = 0;
   double i = 0;
@@ -21,6 +21,13 @@ struct StageOpTimes {
   int tp_forward = 0;
   int tp_backward = 0;
   double tp_allreduce = 0;
+  // Sequence parallelism's halves of `tp_allreduce` seconds each (tp_op_cost.h), and with
+  // --tp-comm-overlap the GEMM seconds of F and of I they run under.
+  int tp_reduce_scatters_forward = 0, tp_reduce_scatters_backward = 0;
+  int tp_all_gathers_forward = 0, tp_all_gathers_backward = 0;
+  bool tp_overlap = false;
+  double tp_rs_slowdown = 1;
+  double f_tp_gemm = 0, i_tp_gemm = 0, w_tp_gemm = 0;  // a B runs under I's and W's
 };
 
 class OpTimes {

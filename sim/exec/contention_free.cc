@@ -57,6 +57,15 @@ class Pricer {
         op.tp_forward = work.tp_allreduces_forward;
         op.tp_backward = work.tp_allreduces_backward;
         op.tp_allreduce = ring_allreduce_seconds(network_, tp_group(d, rank), work.tp_allreduce_bytes);
+        op.tp_reduce_scatters_forward = work.tp_reduce_scatters_forward;
+        op.tp_reduce_scatters_backward = work.tp_reduce_scatters_backward;
+        op.tp_all_gathers_forward = work.tp_all_gathers_forward;
+        op.tp_all_gathers_backward = work.tp_all_gathers_backward;
+        op.tp_overlap = input_.options.tp_comm_overlap;
+        op.tp_rs_slowdown = input_.options.tp_overlap_rs_slowdown;
+        op.f_tp_gemm = work.f_tp_gemm_flops / speed;
+        op.i_tp_gemm = work.i_tp_gemm_flops / speed;
+        op.w_tp_gemm = work.w_tp_gemm_flops / speed;
       }
       stages.push_back(op);
       out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));

@@ -70,6 +70,11 @@ struct ExecOptions {
   bool distributed_optimizer = false;
   bool param_gather_overlap = true;
   CommFidelity tp_comm = CommFidelity::Analytic;
+  /// --tp-comm-overlap (Transformer Engine's userbuffers, with sequence parallelism): each TP
+  /// reduce-scatter and all-gather under its GEMM (schedules/tp_op_cost.h); a GEMM paired with a
+  /// reduce-scatter runs SMs / (SMs − --tp-comm-overlap-sms) slower.
+  bool tp_comm_overlap = false;
+  double tp_overlap_rs_slowdown = 1;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
   EpFlows ep_flows = EpFlows::DeepEp;          // their flows, when they run as flows (expert_flows.h)

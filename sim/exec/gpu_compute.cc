@@ -46,12 +46,12 @@ std::vector<int> GpuRun::tp_group(const Member& m) const {
 }
 
 // Computes the op, followed by `comm_seconds` of communication that is not overlapped with it (the
-// analytic TP all-reduces). A GPU runs one computation at a time: on a host of constant speed that
+// analytic TP collectives). A GPU runs one computation at a time: on a host of constant speed that
 // is one wait of flops / speed + comm_seconds — exactly what an exec of the FLOPs would take, at one
 // simcall instead of two and without the CPU model's sharing machinery, which makes an op much cheaper
 // at thousands of GPUs (docs/performance.md). Where the host has a speed profile the compute is an exec
 // (compute_at_peak), which the profile slows from the moment it changes (such a GPU has an actor of
-// its own: tp_lockstep.h).
+// its own: tp_lockstep.h). The members' exposed TP time grows by `comm_seconds`; compute() traces it.
 void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
   const int lead = members_.front().gpu;
   const auto set_computing = [&](bool computing) {
@@ -88,60 +88,135 @@ void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
   for (Member& m : members_) {
     m.account->busy += computed;
     trace_compute(job_.trace, m.gpu, op, start, start + computed);
-    if (comm_seconds > 0) {
-      m.account->tp_exposed += comm_seconds;
-      job_.trace.write({m.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1,
-                        job_.plan.costs.tp_allreduce_bytes(op) * job_.plan.costs.tp_allreduces(op), start + computed, end});
-    }
+    if (comm_seconds > 0) m.account->tp_exposed += comm_seconds;
   }
 }
 
-// The op's computation with its tensor-parallel all-reduces: as flows, the compute is cut into as
-// many equal slices as there are all-reduces (one after each, as after attention and after the MLP
-// of every layer); analytic or off, the all-reduces follow the compute as one α-β wait (same total).
+// The α-β time the op's TP collectives add to its compute (tp_comm.h): run after the compute back to
+// back, or with --tp-comm-overlap each under an equal share of the op's GEMMs.
+double GpuRun::tp_analytic_seconds(const Op& op, const TpCollectives& calls, double bytes) {
+  const TpOpCost cost{calls, tp_allreduce_seconds(bytes), job_.plan.costs.tp_gemm_seconds(op, speed_)};
+  return job_.plan.options.tp_comm_overlap ? cost.overlapped_extra(job_.plan.options.tp_overlap_rs_slowdown)
+                                           : cost.serial();
+}
+
+// The op's computation with its tensor-parallel collectives: as flows, the compute is cut into as
+// many equal slices as there are collectives (one after each, as after attention and after the MLP
+// of every layer); analytic or off, the collectives follow the compute as one α-β wait (same total).
 void GpuRun::compute(std::size_t pos, const Op& op) {
   if (moe_ && moe_->applies(op)) {
     moe_->run(pos, op);
     return;
   }
   const double flops = job_.plan.costs.flops(op);
-  const int allreduces = job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_allreduces(op) : 0;
+  const TpCollectives calls =
+      job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
   const double bytes = job_.plan.costs.tp_allreduce_bytes(op);
-  const CommFidelity fidelity = allreduces > 0 ? job_.plan.options.tp_comm : CommFidelity::Off;
+  const CommFidelity fidelity = calls.any() ? job_.plan.options.tp_comm : CommFidelity::Off;
   if (fidelity != CommFidelity::Flow) {
-    const double comm_seconds = fidelity == CommFidelity::Analytic ? allreduces * tp_allreduce_seconds(bytes) : 0;
+    const double comm_seconds = fidelity == CommFidelity::Analytic ? tp_analytic_seconds(op, calls, bytes) : 0;
     // Their interval is known when the wait ends; until then the links' fold keeps what it may need
     // from the op's start (less a µs for the clock's rounding of the wait). One hold for the actor's
     // members, in the slot of its first GPU.
     const int slot = members_.front().gpu;
-    if (comm_seconds > 0) job_.network.ledger().hold_analytic(slot, sg4::Engine::get_clock() - 1e-6);
+    const double start = sg4::Engine::get_clock();
+    if (comm_seconds > 0) job_.network.ledger().hold_analytic(slot, start - 1e-6);
     execute(op, flops, comm_seconds);
-    // The all-reduces ran last, back to back: the links' report counts what their rings carried.
+    // The collectives ran last, back to back (overlapped: over the whole op); the trace has one row
+    // per kind, the links' report what their rings carried.
     const double end = sg4::Engine::get_clock();
     if (comm_seconds > 0) {
+      // (The trace's start and the links' are computed as they always were, to the bit.)
+      const bool overlap = job_.plan.options.tp_comm_overlap;
+      const double traced_from = overlap ? start : start + (end - start - comm_seconds);
+      const double carried_from = overlap ? start : end - comm_seconds;
       for (Member& m : members_) {
+        trace_tp_rows(m.gpu, calls, bytes, traced_from, end);
         if (!m.tp_hops) m.tp_hops = analytic_ring_hops(job_.network, tp_group(m), m.at.tp, RingPhases::AllReduce);
-        account_analytic_hops(job_.network, *m.tp_hops, allreduces * bytes, end - comm_seconds, end);
+        // Over the all-reduce's hops: half its bytes per half ring.
+        account_analytic_hops(job_.network, *m.tp_hops, bytes * calls.halves() / 2, carried_from, end);
       }
       job_.network.ledger().release_analytic(slot);
     }
     return;
   }
-  // As flows, each member runs its own ring: such a GPU has an actor of its own (tp_lockstep.h).
+  run_tp_flows(pos, op, flops, calls, bytes);
+}
+
+// The analytic collectives of an op as trace rows, one per kind with the bytes of all of them, the
+// interval [from, end] shared in proportion to their ring halves.
+void GpuRun::trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, double from, double end) {
+  const struct {
+    const char* name;
+    int count, halves;
+  } rows[] = {{"tp-allreduce", calls.allreduces, 2 * calls.allreduces},
+              {"tp-reducescatter", calls.reduce_scatters, calls.reduce_scatters},
+              {"tp-allgather", calls.all_gathers, calls.all_gathers}};
+  const double per_half = (end - from) / calls.halves();
+  int left = calls.halves();
+  double at = from;
+  for (const auto& row : rows) {
+    if (row.count == 0) continue;
+    left -= row.halves;
+    const double until = left == 0 ? end : at + per_half * row.halves;
+    job_.trace.write({gpu, Track::Comm, row.name, -1, -1, 0, -1, bytes * row.count, at, until});
+    at = until;
+  }
+}
+
+// As flows, each member runs its own rings: such a GPU has an actor of its own (tp_lockstep.h). The
+// compute is cut into one equal slice per collective, each followed by its ring: all-reduces, or
+// sequence parallelism's all-gathers and reduce-scatters alternating (before the column-parallel GEMM,
+// after the row-parallel one). With --tp-comm-overlap a ring runs under its slice's share of the
+// GEMMs: the ring first, then what of that share it did not cover and the slice's other kernels.
+void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes) {
   Member& me = members_.front();
   const std::vector<int> group = tp_group(me);
-  for (int k = 0; k < allreduces; ++k) {
-    execute(op, flops / allreduces);
-    const double start = waiting();
-    ring_allreduce_flows(job_.transfers, group, me.at.tp, bytes, FlowKind::TensorAllReduce,
-                         [](std::uint64_t context, std::uint64_t step) {
-                           return tensor_tag(context >> 14, context & 0x3FFF, step);
-                         },
-                         (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k));
-    const double end = sg4::Engine::get_clock();
-    me.account->tp_exposed += covered(start, end, job_.record.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
-    job_.trace.write({me.gpu, Track::Comm, "tp-allreduce", -1, -1, 0, -1, bytes, start, end});
+  std::vector<RingPhases> rings(static_cast<std::size_t>(calls.allreduces), RingPhases::AllReduce);
+  for (int k = 0; k < std::max(calls.all_gathers, calls.reduce_scatters); ++k) {
+    if (k < calls.all_gathers) rings.push_back(RingPhases::AllGather);
+    if (k < calls.reduce_scatters) rings.push_back(RingPhases::ReduceScatter);
   }
+  const int n = static_cast<int>(rings.size());
+  const bool overlap = job_.plan.options.tp_comm_overlap && calls.allreduces == 0;
+  const double gemm_share = overlap ? job_.plan.costs.tp_gemm_seconds(op, speed_) / n : 0;
+  for (int k = 0; k < n; ++k) {
+    const RingPhases phase = rings[static_cast<std::size_t>(k)];
+    double slice = flops / n;
+    if (overlap) {
+      const double slowdown = phase == RingPhases::ReduceScatter ? job_.plan.options.tp_overlap_rs_slowdown : 1;
+      const double start = sg4::Engine::get_clock();
+      run_tp_ring(pos, k, group, me, phase, bytes);
+      const double ring = sg4::Engine::get_clock() - start;
+      // Accounted as the α-β path does: the GEMM share is compute, what the pair takes beyond it
+      // (the ring's excess, or the SMs the reduce-scatter took) exposed TP communication.
+      const double gemm_ran_with_ring = gemm_share - std::max(gemm_share * slowdown - ring, 0.0);
+      me.account->tp_exposed = std::max(0.0, me.account->tp_exposed - gemm_ran_with_ring);
+      me.account->busy += gemm_ran_with_ring;
+      // The slice's GEMM share ran with the ring; what of it outlasts the ring is still to run.
+      slice += (std::max(gemm_share * slowdown - ring, 0.0) - gemm_share) * speed_;
+      execute(op, std::max(slice, 0.0));
+      continue;
+    }
+    execute(op, slice);
+    run_tp_ring(pos, k, group, me, phase, bytes);
+  }
+}
+
+void GpuRun::run_tp_ring(std::size_t pos, int k, const std::vector<int>& group, Member& me, RingPhases phase,
+                         double bytes) {
+  const double start = waiting();
+  ring_allreduce_flows(job_.transfers, group, me.at.tp, bytes, FlowKind::TensorAllReduce,
+                       [](std::uint64_t context, std::uint64_t step) {
+                         return tensor_tag(context >> 14, context & 0x3FFF, step);
+                       },
+                       (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k), phase);
+  const double end = sg4::Engine::get_clock();
+  me.account->tp_exposed += covered(start, end, job_.record.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
+  const char* name = phase == RingPhases::AllReduce       ? "tp-allreduce"
+                     : phase == RingPhases::ReduceScatter ? "tp-reducescatter"
+                                                          : "tp-allgather";
+  job_.trace.write({me.gpu, Track::Comm, name, -1, -1, 0, -1, bytes, start, end});
 }
 
 }  // namespace pipegrid::sim

@@ -81,6 +81,10 @@ class GpuRun {
   void compute(std::size_t pos, const Op& op);
   void execute(const Op& op, double flops, double comm_seconds = 0);
   double tp_allreduce_seconds(double bytes);
+  double tp_analytic_seconds(const Op& op, const TpCollectives& calls, double bytes);
+  void trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, double from, double end);
+  void run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes);
+  void run_tp_ring(std::size_t pos, int k, const std::vector<int>& group, Member& me, RingPhases phase, double bytes);
   std::vector<int> tp_group(const Member& m) const;
   // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
   void launch_ready(std::size_t pos);

@@ -36,6 +36,13 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
     w.tp_allreduces_forward = c.tp_allreduces_per_forward;
     w.tp_allreduces_backward = c.tp_allreduces_per_backward;
     w.tp_allreduce_bytes = static_cast<double>(c.tp_allreduce_bytes);
+    w.tp_reduce_scatters_forward = c.tp_reduce_scatters_per_forward;
+    w.tp_reduce_scatters_backward = c.tp_reduce_scatters_per_backward;
+    w.tp_all_gathers_forward = c.tp_all_gathers_per_forward;
+    w.tp_all_gathers_backward = c.tp_all_gathers_per_backward;
+    w.f_tp_gemm_flops = cw.tp_gemms.forward;
+    w.i_tp_gemm_flops = cw.tp_gemms.backward_input;
+    w.w_tp_gemm_flops = cw.tp_gemms.backward_weight;
     w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
     w.parameter_bytes = static_cast<double>(c.dp_parameter_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
@@ -68,6 +75,9 @@ void JobCosts::scale_stages(const std::map<int, double>& factors) {
     work.f_flops *= factor;
     work.i_flops *= factor;
     work.w_flops *= factor;
+    work.f_tp_gemm_flops *= factor;
+    work.i_tp_gemm_flops *= factor;
+    work.w_tp_gemm_flops *= factor;
   }
 }
 
@@ -87,14 +97,33 @@ double JobCosts::flops(const Op& op) const {
   return std::max(0.0, flops(op.first) + flops(*op.second) - pair_saving_flops_);
 }
 
-int JobCosts::tp_allreduces(const Op& op) const {
-  int count = 0;
+TpCollectives JobCosts::tp_collectives(const Op& op) const {
+  TpCollectives c;
   for (int i = 0; i < op.size(); ++i) {
     const StageWork& work = stages_[op[i].stage];
-    if (op[i].kind == Kind::F) count += work.tp_allreduces_forward;
-    if (op[i].kind == Kind::B || op[i].kind == Kind::I) count += work.tp_allreduces_backward;
+    if (op[i].kind == Kind::F) {
+      c.allreduces += work.tp_allreduces_forward;
+      c.reduce_scatters += work.tp_reduce_scatters_forward;
+      c.all_gathers += work.tp_all_gathers_forward;
+    }
+    if (op[i].kind == Kind::B || op[i].kind == Kind::I) {
+      c.allreduces += work.tp_allreduces_backward;
+      c.reduce_scatters += work.tp_reduce_scatters_backward;
+      c.all_gathers += work.tp_all_gathers_backward;
+    }
   }
-  return count;
+  return c;
+}
+
+double JobCosts::tp_gemm_seconds(const Op& op, double speed) const {
+  double seconds = 0;
+  for (int i = 0; i < op.size(); ++i) {
+    const StageWork& work = stages_[op[i].stage];
+    if (op[i].kind == Kind::F) seconds += work.f_tp_gemm_flops / speed;
+    if (op[i].kind == Kind::B || op[i].kind == Kind::I) seconds += work.i_tp_gemm_flops / speed;
+    if (op[i].kind == Kind::B) seconds += work.w_tp_gemm_flops / speed;
+  }
+  return seconds;
 }
 
 double JobCosts::tp_allreduce_bytes(const Op& op) const { return stages_[op.first.stage].tp_allreduce_bytes; }

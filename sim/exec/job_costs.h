@@ -8,6 +8,7 @@
 
 #include "schedules/action.h"
 #include "schedules/action_times.h"
+#include "schedules/tp_op_cost.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/stage_cost.h"
 
@@ -43,7 +44,16 @@ struct StageWork {
   double backward_bytes = 0;  // gradient sent to the previous stage
   int tp_allreduces_forward = 0;   // in F
   int tp_allreduces_backward = 0;  // in B or I
-  double tp_allreduce_bytes = 0;
+  double tp_allreduce_bytes = 0;   // S of every TP collective: a reduce-scatter or all-gather is half its ring
+  int tp_reduce_scatters_forward = 0;  // sequence parallelism's halves, in F
+  int tp_reduce_scatters_backward = 0;  // in B or I
+  int tp_all_gathers_forward = 0;
+  int tp_all_gathers_backward = 0;
+  // The GEMMs of F, I and W that --tp-comm-overlap pairs the collectives with: a whole B's weight
+  // GEMMs hide some too (TE's bulk overlap of the input gradient's reduce-scatter with wgrad).
+  double f_tp_gemm_flops = 0;
+  double i_tp_gemm_flops = 0;
+  double w_tp_gemm_flops = 0;
   double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
   double parameter_bytes = 0;           // its parameters (bf16), all-gathered by the distributed optimizer
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage
@@ -72,8 +82,11 @@ class JobCosts {
   double flops(const Action& a) const;
   /// An overlapped pair costs its halves less what overlapping saves (FB < F + B).
   double flops(const Op& op) const;
-  int tp_allreduces(const Op& op) const;
+  TpCollectives tp_collectives(const Op& op) const;
   double tp_allreduce_bytes(const Op& op) const;
+  /// The op's GEMMs that its TP collectives overlap with (--tp-comm-overlap), in seconds at `speed`:
+  /// action by action, as the contention-free engine sums them.
+  double tp_gemm_seconds(const Op& op, double speed) const;
   const ExpertRouting& routing() const { return routing_; }
   double result_bytes(int stage, bool backward) const {
     return backward ? stages_[stage].backward_bytes : stages_[stage].forward_bytes;

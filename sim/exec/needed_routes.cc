@@ -115,7 +115,8 @@ Needs collect(const SimulationInput& input) {
   bool tp_allreduces = false, gradients = false, expert_gradients = false, embedding = false;
   for (int stage = 0; stage < costs.num_stages(); ++stage) {
     const StageWork& w = costs.stage(stage);
-    tp_allreduces |= w.tp_allreduces_forward + w.tp_allreduces_backward > 0;
+    tp_allreduces |= w.tp_allreduces_forward + w.tp_allreduces_backward + w.tp_reduce_scatters_forward +
+                         w.tp_reduce_scatters_backward + w.tp_all_gathers_forward + w.tp_all_gathers_backward > 0;
     gradients |= w.gradient_bytes > 0;
     expert_gradients |= w.expert_gradient_bytes > 0;
     embedding |= w.embedding_gradient_bytes > 0;
@@ -125,7 +126,7 @@ Needs collect(const SimulationInput& input) {
       for (int d = 0; d < sizes.dp; ++d) {
         std::vector<int> group;
         for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
-        needs.ring(group, fmt::format("the tensor-parallel all-reduces of pp rank {}", r));
+        needs.ring(group, fmt::format("the tensor-parallel collectives of pp rank {}", r));
       }
     if (input.options.dp_comm == CommFidelity::Off) continue;
     for (int t = 0; t < sizes.tp; ++t) {

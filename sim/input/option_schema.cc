@@ -151,7 +151,14 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "p2p-channels", .section = "sim", .commands = kTimed, .type = Integer, .bounds = at_least(1, 64),
        .default_text = "1", .help = "NCCL-like channels per pair of GPUs; a channel carries its messages in order"},
       {.flag = "tp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
-       .default_text = "analytic", .help = "TP all-reduces: flow, analytic or off"},
+       .default_text = "analytic", .help = "TP all-reduces (reduce-scatters and all-gathers with --sequence-parallel): flow, analytic or off"},
+      {.flag = "tp-comm-overlap", .section = "sim", .commands = kSim, .type = Flag, .default_text = "false",
+       .help = "Transformer Engine's userbuffers (needs --sequence-parallel): each TP reduce-scatter and all-gather "
+               "under its GEMM, a pair costing the longer of the two"},
+      {.flag = "tp-comm-overlap-sms", .section = "sim", .commands = kSim, .type = Integer, .unit = "SMs",
+       .bounds = at_least(0, 1024), .default_text = "16",
+       .help = "SMs a --tp-comm-overlap reduce-scatter takes from its GEMM (Transformer Engine's pipelined "
+               "default, num_sm 16; its ring-exchange all-gathers take none)"},
       {.flag = "dp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,

@@ -17,7 +17,9 @@ double& pass_of(Flops& f, Pass pass) {
 
 ComputeWork efficiency_work(const StageCost& stage, double efficiency) {
   const double k = 1 / efficiency;
-  return {k * stage.flops, k * stage.moe.non_expert, k * stage.moe.shared_experts, k * stage.moe.routed_per_assignment};
+  // Every FLOP at one efficiency: all of it counts as the GEMMs a TP collective can hide under.
+  return {k * stage.flops, k * stage.moe.non_expert, k * stage.moe.shared_experts, k * stage.moe.routed_per_assignment,
+          0, k * stage.flops};
 }
 
 StageCompute stage_compute(std::vector<Kernel> kernels, const GpuSpec& gpu, double routed_assignments) {
@@ -33,6 +35,7 @@ StageCompute stage_compute(std::vector<Kernel> kernels, const GpuSpec& gpu, doub
     }
     Flops& part = k.part == Part::Shared ? c.shared : k.part == Part::Routed ? c.routed : c.dense;
     pass_of(part, k.pass) += seconds;
+    if (k.kind == OpKind::Gemm || k.kind == OpKind::LmHead) pass_of(c.tp_gemms, k.pass) += seconds;
   }
   return c;
 }
@@ -44,6 +47,7 @@ ComputeWork kernel_work(const StageCompute& c, double reference_speed) {
   if (c.routed_assignments > 0) w.routed_per_assignment = (reference_speed / c.routed_assignments) * c.routed;
   w.total = w.non_expert + w.shared + reference_speed * c.routed;
   w.optimizer = c.optimizer_seconds;
+  w.tp_gemms = reference_speed * c.tp_gemms;
   return w;
 }
 

@@ -21,6 +21,9 @@ struct ComputeWork {
   Flops shared;
   Flops routed_per_assignment;
   double optimizer = 0;  // the step's update, seconds (kernel model only)
+  /// The tensor-parallel GEMMs' part of `total` (QKV, projection, MLP, LM head): what
+  /// --tp-comm-overlap hides the TP collectives under.
+  Flops tp_gemms;
 };
 
 /// The old model: the stage's FLOPs divided by `efficiency` (its optimizer is charged elsewhere).
@@ -31,6 +34,7 @@ struct StageCompute {
   std::vector<Kernel> kernels;
   std::vector<double> seconds;
   Flops dense, shared, routed;  // seconds per pass (forward, backward_input, backward_weight)
+  Flops tp_gemms;               // the dense GEMMs' and the LM head's part of them
   double optimizer_seconds = 0;
   double routed_assignments = 0;  // T·k: the assignments `routed` is the cost of
 };

@@ -194,13 +194,24 @@ std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& p
     }
   if (stage.has_embedding) embedding(model, {out});
   if (stage.has_lm_head) lm_head(model, t, {out});
-  // Each tensor-parallel all-reduce is a NCCL kernel the host launches like any other.
-  if (stage.tp_allreduces_per_forward > 0)
-    out.push_back({.name = "tp_allreduce", .kind = OpKind::Collective, .pass = Pass::F,
-                   .count = static_cast<double>(stage.tp_allreduces_per_forward), .gemm = {}});
-  if (stage.tp_allreduces_per_backward > 0)
-    out.push_back({.name = "tp_allreduce", .kind = OpKind::Collective, .pass = Pass::I,
-                   .count = static_cast<double>(stage.tp_allreduces_per_backward), .gemm = {}});
+  // Sequence parallelism: the norms, the residuals and the embedding's dropout run on the GPU's s/t
+  // tokens (Korthikanti §4.2.2); the attention core's dropout is split by heads already.
+  if (par.sequence_parallel && t > 1)
+    for (Kernel& k : out)
+      if (k.kind == OpKind::LayerNorm || k.kind == OpKind::Residual ||
+          (k.kind == OpKind::Dropout && k.name.starts_with("embedding_dropout")))
+        k.bytes /= t;
+  // Each tensor-parallel collective is a NCCL kernel the host launches like any other.
+  const auto launches = [&](std::string_view name, Pass pass, int count) {
+    if (count > 0)
+      out.push_back({.name = name, .kind = OpKind::Collective, .pass = pass, .count = static_cast<double>(count), .gemm = {}});
+  };
+  launches("tp_allreduce", Pass::F, stage.tp_allreduces_per_forward);
+  launches("tp_allreduce", Pass::I, stage.tp_allreduces_per_backward);
+  launches("tp_all_gather", Pass::F, stage.tp_all_gathers_per_forward);
+  launches("tp_reduce_scatter", Pass::F, stage.tp_reduce_scatters_per_forward);
+  launches("tp_all_gather", Pass::I, stage.tp_all_gathers_per_backward);
+  launches("tp_reduce_scatter", Pass::I, stage.tp_reduce_scatters_per_backward);
   if (!options.fused_grad_accumulation && stage.parameters > 0) {
     // One add per parameter tensor: a layer has 12 (4 weights, 4 biases, 2 LayerNorms of 2), the
     // embeddings and the head 1 or 2 more; the bytes spread over them.

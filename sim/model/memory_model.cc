@@ -51,14 +51,19 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   // FlashAttention keeps no s×s matrix (Dao et al. 2022); selective recomputation drops them and runs
   // the core again (Korthikanti §5).
   const bool keep_scores = !flash_attention && par.recompute == Recompute::None;
-  const double per_layer_kept = T * (terms.replicated + terms.sharded / t + (keep_scores ? terms.scores / t : 0));
-  const double per_layer = par.recompute == Recompute::Full ? 2 * T * h : per_layer_kept;
-  const double kept_per_layer = T * (terms.weight_inputs_replicated + terms.weight_inputs_sharded / t);
+  // Sequence parallelism shards what TP replicates over the s/t tokens each GPU holds (Korthikanti
+  // §4.2.2, Table 2: sbh·34/t + 5as²b/t), the weight GEMMs' gathered inputs kept sharded (Megatron
+  // all-gathers them again for W), and a full recomputation's layer input too (Korthikanti §4.4).
+  const double sp = par.sequence_parallel ? t : 1;
+  const double per_layer_kept =
+      T * (terms.replicated / sp + terms.sharded / t + (keep_scores ? terms.scores / t : 0));
+  const double per_layer = par.recompute == Recompute::Full ? 2 * T * h / sp : per_layer_kept;
+  const double kept_per_layer = T * (terms.weight_inputs_replicated / sp + terms.weight_inputs_sharded / t);
   ActivationBytes bytes;
   bytes.per_microbatch = stage.layers * per_layer;
   bytes.kept_for_weight_gradient = stage.layers * kept_per_layer;
   if (stage.has_lm_head) bytes.per_microbatch += 4 * T * m.vocab / t;
-  if (stage.has_embedding && m.dropout) bytes.per_microbatch += T * h;
+  if (stage.has_embedding && m.dropout) bytes.per_microbatch += T * h / sp;
   if (bytes.kept_for_weight_gradient > bytes.per_microbatch) bytes.kept_for_weight_gradient = bytes.per_microbatch;
   return bytes;
 }

@@ -21,7 +21,8 @@ namespace pipegrid::model {
 /// `kept_for_weight_gradient`: what a split backward's W still reads after I — the inputs of the
 /// weight GEMMs, for GPT 2sbh (norm 1 output) + 2sbh/t (attention context) + 2sbh (norm 2 output) +
 /// 8sbh/t (GeLU output) = s·b·h·(4 + 10/t) per layer (14 of the 34 at t = 1); with full
-/// recomputation the same, as I recomputes them for W.
+/// recomputation the same, as I recomputes them for W. With sequence parallelism every term above
+/// that TP replicates is ÷ t: s·b·h·34/t + 5·a·s²·b/t per GPT layer (Korthikanti's Table 2).
 struct ActivationBytes {
   double per_microbatch = 0;
   double kept_for_weight_gradient = 0;

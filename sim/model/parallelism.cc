@@ -31,6 +31,10 @@ void Parallelism::validate(const Transformer& model) const {
                                  tp));
   if (model.ffn() % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --ffn-hidden {}", tp, model.ffn()));
+  // Megatron-Core splits the sequence evenly over the TP ranks (sequence_parallel: seq_length % tp).
+  if (sequence_parallel && tp > 1 && model.seq % tp != 0)
+    throw InputError(fmt::format("--sequence-parallel: --tp {} must divide --seq {} (each TP GPU holds s/t tokens)",
+                                 tp, model.seq));
   if (uneven_layers && model.layers < num_stages())
     throw InputError(fmt::format("--layers {}: fewer than the {} stages (--pp {} × --chunks {})", model.layers,
                                  num_stages(), pp, chunks));

@@ -34,6 +34,11 @@ struct Parallelism {
   /// Allow l not to divide the S stages: every stage gets ⌊l/S⌋ layers and stages 1, 2, … one more
   /// each until the remainder is placed (stage 0, which holds the embeddings, never gets one).
   bool uneven_layers = false;
+  /// Megatron-Core's --sequence-parallel (Korthikanti et al. 2022, §4.2.2): with t > 1 the norms,
+  /// dropout and residuals run on s/t of the tokens, each TP all-reduce becomes a reduce-scatter
+  /// after the row-parallel GEMM and an all-gather before the column-parallel one, and a stage
+  /// boundary carries the sequence-sharded b·s·h/t.
+  bool sequence_parallel = false;
 
   int num_stages() const { return pp * chunks; }
   int layers_on_stage(const Transformer& model, int stage) const;

@@ -30,7 +30,9 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
   // tensor-parallel all-reduce sums (Narayanan et al., §4.1 and §3.3).
   const std::int64_t hidden_states =
       static_cast<std::int64_t>(model.micro_batch) * model.seq * model.hidden * precision.activation_bytes;
-  const std::int64_t p2p_bytes = par.scatter_gather ? hidden_states / t : hidden_states;
+  // Sequence parallelism sends the sequence-sharded tensor, as scatter-gather does.
+  const bool sp = par.sequence_parallel && t > 1;
+  const std::int64_t p2p_bytes = par.scatter_gather || sp ? hidden_states / t : hidden_states;
   // With tied embeddings the last stage holds its own copy of the word embeddings unless it is also
   // the first stage.
   const bool lm_head_copy = !model.tied_embeddings || num_stages > 1;
@@ -78,10 +80,24 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     c.send_forward_bytes = c.has_lm_head ? 0 : p2p_bytes;
     c.send_backward_bytes = c.has_embedding ? 0 : p2p_bytes;
 
-    if (t > 1) {
-      c.tp_allreduce_bytes = hidden_states;
+    if (t > 1) c.tp_allreduce_bytes = hidden_states;
+    const int recomputed_layers = c.layers * (full_recompute ? 2 : 1);
+    if (t > 1 && !sp) {
       c.tp_allreduces_per_forward = 2 * c.layers + (c.has_embedding ? 1 : 0);
-      c.tp_allreduces_per_backward = 2 * c.layers * (full_recompute ? 2 : 1) + (c.has_lm_head ? 1 : 0);
+      c.tp_allreduces_per_backward = 2 * recomputed_layers + (c.has_lm_head ? 1 : 0);
+    } else if (sp) {
+      // Megatron-Core with --sequence-parallel: per layer forward, an all-gather before the QKV and
+      // FC1 GEMMs and a reduce-scatter after the projection and FC2; backward the conjugates (a
+      // reduce-scatter of the column GEMMs' input gradients, an all-gather of the row GEMMs' output
+      // gradients) plus an all-gather of each column GEMM's sharded input for its weight gradient
+      // (layers.py LinearWithGradAccumulationAndAsyncCommunication.backward). The embedding's
+      // output is reduce-scattered (its backward all-gathers), the LM head's input all-gathered
+      // (its backward gathers it again for the weight gradient and reduce-scatters the input's). A full recomputation runs the layer's forward ones again.
+      c.tp_all_gathers_per_forward = 2 * c.layers + (c.has_lm_head ? 1 : 0);
+      c.tp_reduce_scatters_per_forward = 2 * c.layers + (c.has_embedding ? 1 : 0);
+      c.tp_all_gathers_per_backward =
+          4 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_embedding ? 1 : 0) + (c.has_lm_head ? 1 : 0);
+      c.tp_reduce_scatters_per_backward = 2 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_lm_head ? 1 : 0);
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).

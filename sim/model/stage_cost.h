@@ -40,7 +40,8 @@ struct MoeStageCost {
 /// Stage s holds layers [s·l/S, (s+1)·l/S), stage 0 the embeddings too, stage S − 1 the LM head. FLOPs
 /// and parameters are the stage's ÷ t, what Megatron replicates counted 1/t as well; transfers are per
 /// micro-batch, ÷ t with scatter/gather; TP all-reduces are 2 per layer each way (Shoeybi et al. 2019,
-/// §3), plus those of the embeddings, LM head and recomputation. Over one GPU: 0 bytes or 0 calls.
+/// §3), plus those of the embeddings, LM head and recomputation; with sequence parallelism each becomes a
+/// reduce-scatter and an all-gather (stage_cost.cc says which). Over one GPU: 0 bytes or 0 calls.
 struct StageCost {
   int stage = 0;
   int layers = 0;              // transformer layers on this stage, l / S
@@ -50,9 +51,15 @@ struct StageCost {
   std::int64_t parameters = 0;  // this GPU
   std::int64_t send_forward_bytes = 0;
   std::int64_t send_backward_bytes = 0;
-  std::int64_t tp_allreduce_bytes = 0;
+  std::int64_t tp_allreduce_bytes = 0;  // S = b·s·h: what an all-reduce sums, a reduce-scatter splits, an all-gather joins
   int tp_allreduces_per_forward = 0;
   int tp_allreduces_per_backward = 0;
+  // Sequence parallelism (Megatron-Core): each all-reduce's two halves, as rings of S (n − 1 steps of
+  // S / t each).
+  int tp_reduce_scatters_per_forward = 0;
+  int tp_reduce_scatters_per_backward = 0;
+  int tp_all_gathers_per_forward = 0;
+  int tp_all_gathers_per_backward = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes (but routed experts'), once per step
   std::int64_t dp_parameter_bytes = 0;         // the same parameters in bf16: the distributed optimizer's all-gather
   std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over d / ep replicas

@@ -147,6 +147,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                     {"wave_seconds", k.wave_seconds},
                                     {"memory_efficiency", k.memory_efficiency},
                                     {"kernel_floor_seconds", k.kernel_floor_seconds}};
+  out.sms = gpu.sms;
   out.echo = {{"model", "kernels"}, {"gpu", gpu.key}, {"grad_accumulation", name_of<bool>(model::kGradAccumulations, compute.fused_grad_accumulation)}, {"hbm_bandwidth", gpu.hbm_bandwidth},
               {"optimizer_bytes", optimizer_bytes}};
   out.breakdown = {{"model", "kernels"},

@@ -19,6 +19,7 @@ struct ComputeCosts {
   std::vector<double> optimizer_seconds;  // per pipeline rank: the step's update on one of its GPUs
   nlohmann::json breakdown;               // summary.json's compute_breakdown
   nlohmann::json echo;                    // summary.json's options.model.compute
+  int sms = 0;                            // the kernel model's GPU's SMs; 0 with --compute-efficiency
 };
 
 struct StageLayoutView {

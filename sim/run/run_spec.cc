@@ -47,6 +47,10 @@ bool check_times_or_model(const OptionValues& v) {
   const bool model_given = any_given(v, kModelFlags);
   if (any_given(v, kMoeFlags) && !model_given)
     throw InputError("--experts/--ep/--routing/…: mixture-of-experts layers need a model (--model or --layers …)");
+  constexpr const char* kModelLayoutFlags[] = {"sequence-parallel", "tp-comm-overlap"};
+  if (any_given(v, kModelLayoutFlags) && !model_given)
+    throw InputError("--sequence-parallel/--tp-comm-overlap: need a model (--model or --layers …): explicit times "
+                     "have no TP collectives to split or overlap");
   if (any_given(v, kTimeFlags) && model_given)
     throw InputError(
         "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
@@ -168,6 +172,7 @@ ModelSpec model_spec_of(const OptionValues& v) {
   spec.transformer = transformer_of(v);
   spec.hf_config = v.text("hf-config");
   spec.scatter_gather = v.flag("scatter-gather");
+  spec.sequence_parallel = v.flag("sequence-parallel");
   spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
   spec.uneven_layers = v.flag("uneven-layers");
   spec.flash_attention = v.flag("flash-attention");
@@ -195,6 +200,12 @@ CommSpec comm_spec_of(const OptionValues& v) {
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
   o.tp_comm = named<sim::CommFidelity>(v, "tp-comm", sim::kCommFidelities);
+  o.tp_comm_overlap = v.flag("tp-comm-overlap");
+  spec.tp_overlap_sms = static_cast<int>(v.integer("tp-comm-overlap-sms"));
+  // Megatron-Core refuses --tp-comm-overlap without sequence parallelism (arguments.py).
+  if (o.tp_comm_overlap && !v.flag("sequence-parallel"))
+    throw InputError("--tp-comm-overlap: needs --sequence-parallel (Transformer Engine overlaps the sequence-parallel "
+                     "reduce-scatters and all-gathers, as Megatron-Core requires)");
   o.dp_comm = named<sim::CommFidelity>(v, "dp-comm", sim::kCommFidelities);
   o.ep_comm = named<sim::CommFidelity>(v, "ep-comm", sim::kCommFidelities);
   o.ep_flows = named<sim::EpFlows>(v, "ep-flows", sim::kEpFlows);

@@ -67,6 +67,7 @@ struct ModelSpec {
   model::Transformer transformer;  // the preset with every given field applied, checked
   std::string hf_config;           // the config.json it was read from, if one was given
   bool scatter_gather = false;
+  bool sequence_parallel = false;  // --sequence-parallel
   model::Recompute recompute = model::Recompute::None;
   bool uneven_layers = false;
   bool flash_attention = false;
@@ -86,6 +87,7 @@ struct CommSpec {
   sim::ExecOptions exec;
   std::optional<double> grad_bucket_parameters;  // --grad-bucket-size; default: Megatron's max(40M, 1M × dp)
   int gradient_bytes = 4;                        // --gradient-bytes: per gradient element all-reduced
+  int tp_overlap_sms = 16;                       // --tp-comm-overlap-sms
 };
 
 /// What is written and kept.

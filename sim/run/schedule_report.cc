@@ -17,7 +17,7 @@ nlohmann::json model_json(const ModelStep& m) {
   nlohmann::json stages = nlohmann::json::array();
   for (std::size_t s = 0; s < m.ops.size(); ++s) {
     const StageOpTimes& t = m.ops[s];
-    stages.push_back({{"stage", s},
+    nlohmann::json stage = {{"stage", s},
                       {"f", t.f},
                       {"i", t.i},
                       {"w", t.w},
@@ -26,7 +26,14 @@ nlohmann::json model_json(const ModelStep& m) {
                       {"tp_allreduces_b", t.tp_backward},
                       {"send_forward", {{"latency", m.forward_messages[s].latency}, {"transfer", m.forward_messages[s].transfer}}},
                       {"send_backward",
-                       {{"latency", m.backward_messages[s].latency}, {"transfer", m.backward_messages[s].transfer}}}});
+                       {{"latency", m.backward_messages[s].latency}, {"transfer", m.backward_messages[s].transfer}}}};
+    // Sequence parallelism's halves, each tp_allreduce / 2 (listed only then: other runs keep their bytes).
+    if (t.tp_reduce_scatters_forward + t.tp_reduce_scatters_backward + t.tp_all_gathers_forward + t.tp_all_gathers_backward > 0)
+      stage.update({{"tp_reduce_scatters_f", t.tp_reduce_scatters_forward},
+                    {"tp_reduce_scatters_b", t.tp_reduce_scatters_backward},
+                    {"tp_all_gathers_f", t.tp_all_gathers_forward},
+                    {"tp_all_gathers_b", t.tp_all_gathers_backward}});
+    stages.push_back(std::move(stage));
   }
   nlohmann::json out = m.echo;
   out["stages"] = std::move(stages);

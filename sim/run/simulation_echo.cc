@@ -10,7 +10,7 @@ namespace {
 nlohmann::json options_echo(const RunSpec& spec, const ResolvedRun& run) {
   const sim::ExecOptions& o = run.input.options;
   const OutputSpec& out = spec.outputs;
-  return {{"p2p", p2p_mode_name(o.p2p)},
+  nlohmann::json echo = {{"p2p", p2p_mode_name(o.p2p)},
           {"comm_plan", comm_plan_name(spec.schedule.comm_plan)},
           {"grad_overlap", name_of<bool>(sim::kOnOff, o.grad_overlap)},
           {"param_gather_overlap", name_of<bool>(sim::kOnOff, o.param_gather_overlap)},
@@ -31,6 +31,9 @@ nlohmann::json options_echo(const RunSpec& spec, const ResolvedRun& run) {
           {"rail_fold", name_of<bool>(sim::kAutoOff, o.rail_fold)},
           {"route_search", name_of<bool>(sim::kRouteSearches, o.route_search)},
           {"simgrid_flows", name_of<bool>(sim::kSimGridFlows, o.exec_flows)}};
+  // Echoed only when set, so that a run without it keeps its summary byte for byte.
+  if (o.tp_comm_overlap) echo["tp_comm_overlap"] = {{"sms", spec.comm.tp_overlap_sms}, {"rs_gemm_slowdown", o.tp_overlap_rs_slowdown}};
+  return echo;
 }
 
 // Where each kind of group lands (group_landing.h): rank 0's group by host, and how many groups of the
@@ -80,6 +83,8 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                          {"uneven_layers", spec_model.uneven_layers},
                          {"flash_attention", spec_model.flash_attention}};
   if (!spec_model.hf_config.empty()) echo["hf_config"] = spec_model.hf_config;
+  // Echoed only when set, so that a run without them keeps its summary byte for byte.
+  if (spec_model.sequence_parallel) echo["sequence_parallel"] = true;
   if (m.mla.enabled())
     echo["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
                    {"kv_lora_rank", m.mla.kv_lora_rank},

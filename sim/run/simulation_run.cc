@@ -52,6 +52,19 @@ void size_up_gpus(const platform::PlatformFacts& facts, ResolvedRun& run) {
   }
 }
 
+// A GEMM under a --tp-comm-overlap reduce-scatter runs on the SMs the collective leaves it (Transformer
+// Engine's set_sm_margin). The efficiency model knows no SMs: its GEMMs keep their speed.
+double overlap_slowdown(int overlap_sms, int gpu_sms) {
+  if (gpu_sms == 0) {
+    log::run().info("--tp-comm-overlap-sms {}: --compute-efficiency models no SMs; the overlapped GEMMs keep their speed",
+                 overlap_sms);
+    return 1;
+  }
+  if (overlap_sms >= gpu_sms)
+    throw InputError(fmt::format("--tp-comm-overlap-sms {}: must be fewer than the GPU's {} SMs", overlap_sms, gpu_sms));
+  return static_cast<double>(gpu_sms) / (gpu_sms - overlap_sms);
+}
+
 // A transformer's stages priced: its costs and memory per virtual stage, the optimizer per rank.
 void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, ResolvedRun& run) {
   const ModelSpec& m = *spec.model;
@@ -62,7 +75,9 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   const StageLayout& layout = in.schedule.layout;
   run.model = m.transformer;
   run.parallelism = {sizes.tp,          sizes.pp,    sizes.dp,         layout.num_model_stages() / sizes.pp,
-                     m.scatter_gather, m.recompute, m.uneven_layers};
+                     m.scatter_gather, m.recompute, m.uneven_layers, m.sequence_parallel};
+  if (m.sequence_parallel && sizes.tp == 1)
+    log::run().warn("--sequence-parallel with --tp 1: nothing to shard, the run is the same without it");
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
   // The layout knows expert tensor parallelism (placement.h, platform info --layout); the executor does
@@ -96,6 +111,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
                                          run.peak_flops, in.schedule.microbatches);
   in.costs = sim::JobCosts::from_model(virtual_stages, compute.work, routing);
   in.options.optimizer_seconds = std::move(compute.optimizer_seconds);
+  if (in.options.tp_comm_overlap) in.options.tp_overlap_rs_slowdown = overlap_slowdown(spec.comm.tp_overlap_sms, compute.sms);
   in.options.sync_whole_job = m.distributed_optimizer;
   in.options.distributed_optimizer = m.distributed_optimizer;
   run.compute_breakdown = std::move(compute.breakdown);

@@ -28,12 +28,15 @@ struct Case {
   P2pMode p2p = P2pMode::Async;
   bool distributed_optimizer = false;
   bool llama_layer = false;  // grouped-query attention, SwiGLU, RMSNorm, RoPE, untied, selective recomputation
+  bool sequence_parallel = false;  // reduce-scatters and all-gathers instead of the TP all-reduces
+  bool tp_comm_overlap = false;    // each under its GEMMs (with sequence parallelism)
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
   *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
-       << (c.llama_layer ? " llama layer" : "");
+       << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
+       << (c.tp_comm_overlap ? " tp comm overlap" : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -64,12 +67,14 @@ RunSpec spec_of(const Case& c) {
     model.recompute = model::Recompute::Selective;
   }
   model.distributed_optimizer = c.distributed_optimizer;
+  model.sequence_parallel = c.sequence_parallel;
   model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
   spec.model = model;
   spec.comm.exec.p2p = c.p2p;
   spec.comm.exec.tp_comm = sim::CommFidelity::Analytic;
   spec.comm.exec.dp_comm = sim::CommFidelity::Analytic;
   spec.comm.exec.nccl_nvlink_efficiency = 0.76;
+  spec.comm.exec.tp_comm_overlap = c.tp_comm_overlap;
   // Buckets of 1M parameters: rank 0's first stage reduces its gradients in several, launched part-way
   // through its last backward.
   spec.comm.grad_bucket_parameters = 1e6;
@@ -155,13 +160,21 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"dualpipev", 4, 10, 0, 1, 2}, Case{"dualpipev", 2, 8, 0, 2, 2},
                       Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, true}, Case{"zb-h1", 4, 8, 0, 1, 2, P2pMode::Async, true},
                       Case{"interleaved", 4, 8, 2, 2, 2, P2pMode::Async, false, true},
-                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, true}),
+                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, true},
+                      // Sequence parallelism, and with it Transformer Engine's TP overlap.
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true},
+                      Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous, false, false, true},
+                      Case{"interleaved", 4, 8, 2, 2, 2, P2pMode::Async, true, true, true},
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, true},
+                      Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, true},
+                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
       std::replace(name.begin(), name.end(), '-', '_');  // gtest names: [A-Za-z0-9_]
       return name + "_p" + std::to_string(c.pp) + "_tp" + std::to_string(c.tp) + "_dp" + std::to_string(c.dp) + "_" +
-             p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "");
+             p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
+             (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "");
     });
 
 }  // namespace
