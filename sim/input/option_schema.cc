@@ -368,7 +368,8 @@ std::vector<OptionSpec> build_schema() {
 std::vector<OptionSpec> widen_to_model_timing(std::vector<OptionSpec> schema) {
   constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep", "etp"};
   constexpr std::string_view kStepCosts[] = {"grad-overlap",         "grad-bucket-size", "grad-sync-order",
-                                             "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency"};
+                                             "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency",
+                                             "tp-comm-overlap",      "tp-comm-overlap-sms"};
   const auto listed = [](const auto& flags, std::string_view flag) {
     return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
   };

@@ -194,18 +194,23 @@ TimesSpec times_spec_of(const OptionValues& v) {
   return spec;
 }
 
+// --tp-comm-overlap and its SMs, read alike by simulate and by the contention-free engine.
+void read_tp_overlap(const OptionValues& v, CommSpec& spec) {
+  spec.exec.tp_comm_overlap = v.flag("tp-comm-overlap");
+  spec.tp_overlap_sms = static_cast<int>(v.integer("tp-comm-overlap-sms"));
+  // Megatron-Core refuses --tp-comm-overlap without sequence parallelism (arguments.py).
+  if (spec.exec.tp_comm_overlap && !v.flag("sequence-parallel"))
+    throw InputError("--tp-comm-overlap: needs --sequence-parallel (Transformer Engine overlaps the sequence-parallel "
+                     "reduce-scatters and all-gathers, as Megatron-Core requires)");
+}
+
 CommSpec comm_spec_of(const OptionValues& v) {
   CommSpec spec;
   sim::ExecOptions& o = spec.exec;
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
   o.tp_comm = named<sim::CommFidelity>(v, "tp-comm", sim::kCommFidelities);
-  o.tp_comm_overlap = v.flag("tp-comm-overlap");
-  spec.tp_overlap_sms = static_cast<int>(v.integer("tp-comm-overlap-sms"));
-  // Megatron-Core refuses --tp-comm-overlap without sequence parallelism (arguments.py).
-  if (o.tp_comm_overlap && !v.flag("sequence-parallel"))
-    throw InputError("--tp-comm-overlap: needs --sequence-parallel (Transformer Engine overlaps the sequence-parallel "
-                     "reduce-scatters and all-gathers, as Megatron-Core requires)");
+  read_tp_overlap(v, spec);
   o.dp_comm = named<sim::CommFidelity>(v, "dp-comm", sim::kCommFidelities);
   o.ep_comm = named<sim::CommFidelity>(v, "ep-comm", sim::kCommFidelities);
   o.ep_flows = named<sim::EpFlows>(v, "ep-flows", sim::kEpFlows);
@@ -280,6 +285,7 @@ RunSpec model_timing_spec(const OptionValues& v, ScheduleSpec schedule) {
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
   o.tp_comm = o.dp_comm = o.ep_comm = sim::CommFidelity::Analytic;
+  read_tp_overlap(v, spec.comm);
   o.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   o.grad_overlap = named<bool>(v, "grad-overlap", sim::kOnOff);
   o.param_gather_overlap = named<bool>(v, "param-gather-overlap", sim::kOnOff);
