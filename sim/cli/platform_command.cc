@@ -66,6 +66,11 @@ int run_info(const input::OptionValues& v) {
     if (route.size() == 2 && route[0] != route[1] && facts.zones[facts.zone_of_netpoint.at(host)].routing == "None")
       throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
   }
+  // The layout's sizes mean something only to --layout: given without it, they would be ignored.
+  if (!v.flag("layout"))
+    for (const auto& [option, value] : v.given())
+      if (option->section == "parallel")
+        throw InputError(fmt::format("{}: lays out a job, which platform info shows with --layout", option->flag_name()));
   platform::describe_platform(std::cout, facts);
   if (v.flag("layout")) describe_layout(std::cout, v, facts);
   if (route.size() == 2) {
