@@ -46,9 +46,10 @@ void find_analytic_mirrors(const SimulationInput& input, Network& network,
     return static_cast<std::size_t>(link) < crossings.size() && crossings[link] == 1 && fold.mirror_of[link] == -1;
   };
   for (int r = 0; r < sizes.pp; ++r)
-    for (int d = 0; d < sizes.dp; ++d) {
+    for (int d = 0; d < sizes.dp; ++d)
+      for (int c = 0; c < sizes.cp; ++c) {
       std::vector<int> group;
-      for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
+      for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r, c}));
       const int n = static_cast<int>(group.size());
       // Each member's hop goes to the next member, as analytic_ring_hops gives it to gpu_compute.
       bool one_ring = true;
