@@ -42,9 +42,9 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   const sim::ParallelSizes& sizes = in.placement.sizes();
   // The platform as echoed: its file, or the platform gen command of a generated one.
   const std::string platform = run.echo["platform"].get<std::string>();
-  out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}), {} micro-batches, chunks {}\n", in.schedule.name,
-                     platform, sizes.gpus(), sizes.tp, sizes.pp, sizes.dp, in.schedule.microbatches,
-                     in.schedule.chunks);
+  out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}{}), {} micro-batches, chunks {}\n", in.schedule.name,
+                     platform, sizes.gpus(), sizes.tp, sizes.pp, sizes.dp,
+                     sizes.cp > 1 ? fmt::format(", cp {}", sizes.cp) : "", in.schedule.microbatches, in.schedule.chunks);
   out << fmt::format("makespan {} s, bubble fraction {:.4f}", format_number(result.makespan), result.bubble_fraction);
   if (summary.contains("tflops_per_gpu"))
     out << fmt::format(", {:.1f} TFLOP/s per GPU, MFU {:.3f}", summary["tflops_per_gpu"].get<double>(),

@@ -56,7 +56,10 @@ class Pricer {
       const StageWork& work = input_.costs.stage(stage);
       double speed = hosts_[gpu(0, d, rank)]->get_speed();
       for (int t = 1; t < tp(); ++t) speed = std::min(speed, hosts_[gpu(t, d, rank)]->get_speed());
-      StageOpTimes op{work.f_flops / speed, work.i_flops / speed, work.w_flops / speed, 0, 0, 0};
+      StageOpTimes op;
+      op.f = work.f_flops / speed;
+      op.i = work.i_flops / speed;
+      op.w = work.w_flops / speed;
       if (tp() > 1 && input_.options.tp_comm == CommFidelity::Analytic) {
         op.tp_forward = work.tp_allreduces_forward;
         op.tp_backward = work.tp_allreduces_backward;

@@ -84,7 +84,7 @@ void GpuRun::run_cp_flows(std::size_t pos, const Op& op) {
   std::uint64_t index = 0;
   // One message: posted, the step's attention (if any) computed under it, then waited for; the wait
   // after the compute is exposed.
-  const auto ring_step = [&](double bytes, double step_flops, const Op& op) {
+  const auto ring_step = [&](double bytes, double step_flops) {
     const std::uint64_t tag = context_tag(pos, index++);
     const double posted = sg4::Engine::get_clock();
     if (bytes > 0) {
@@ -141,7 +141,7 @@ void GpuRun::run_cp_flows(std::size_t pos, const Op& op) {
         double bytes = 0;
         if (!back) bytes = step < cp - 1 ? kv : 0;
         else bytes = step == 0 || step == cp - 1 ? kv : 2 * kv;
-        ring_step(bytes, step_flops, op);
+        ring_step(bytes, step_flops);
       }
     }
   }

@@ -36,9 +36,8 @@ Placement::Placement(const ParallelSizes& sizes, const std::string& order, const
     throw InputError(fmt::format("--tp {} --pp {} --dp {} --cp {}: tp·cp·dp·pp = {} GPUs, the platform has {}", sizes.tp,
                                  sizes.pp, sizes.dp, sizes.cp, format_number(needed), gpus.size()));
   if (needed > static_cast<double>(gpus.size()))
-    throw InputError(fmt::format("--tp {} --pp {} --dp {}{}: needs {} GPUs, the platform has {}", sizes.tp, sizes.pp,
-                                 sizes.dp, sizes.cp > 1 ? fmt::format(" --cp {}", sizes.cp) : "", format_number(needed),
-                                 gpus.size()));
+    throw InputError(fmt::format("--tp {} --pp {} --dp {}: needs {} GPUs, the platform has {}", sizes.tp, sizes.pp,
+                                 sizes.dp, format_number(needed), gpus.size()));
   std::vector<std::string> dims;
   if (const std::string rule = model::parse_rank_order(order, dims); !rule.empty())
     throw InputError(fmt::format("--placement {}: {}", order, rule));

@@ -107,8 +107,9 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       // GQA-aware: the g key-value heads' K and V (MLA's are per query head), split over t.
       const double keys = model.mla.enabled() ? model.query_width() : double(model.query_groups()) * model.head_width();
       const double values = model.mla.enabled() ? model.value_width() : keys;
-      c.cp_kv_bytes = static_cast<std::int64_t>(local_tokens * (keys + values) / t * precision.activation_bytes);
-      c.cp_q_bytes = static_cast<std::int64_t>(local_tokens * model.query_width() / t * precision.activation_bytes);
+      const double tokens_here = static_cast<double>(local_tokens);
+      c.cp_kv_bytes = static_cast<std::int64_t>(tokens_here * (keys + values) / t * precision.activation_bytes);
+      c.cp_q_bytes = static_cast<std::int64_t>(tokens_here * model.query_width() / t * precision.activation_bytes);
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).

@@ -145,7 +145,7 @@ TEST(Placement, RefusesBrokenRules) {
             "--ep 2 --etp 1: ep·etp = 2 must divide tp·cp·dp = 3 (the GPUs of a stage, which the expert layers "
             "split into etp × ep × expert-data-parallel)");
   EXPECT_EQ(message(sizes(2, 2, 4, 2), "tp-cp-dp-pp"),
-            "--tp 2 --pp 2 --dp 4 --cp 2: needs 32 GPUs, the platform has 16");
+            "--tp 2 --pp 2 --dp 4 --cp 2: tp·cp·dp·pp = 32 GPUs, the platform has 16");
   EXPECT_EQ(message(sizes(1, 1, 2, 2), "tp-dp"),
             "--placement tp-dp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
             "tp-cp-ep-dp-pp");
