@@ -99,6 +99,21 @@ TEST(ContextParallelCli, GradientsAreReducedOverDpTimesCp) {
       if (std::get<0>(key) == gpu && std::get<1>(key) == "dp-allreduce") rings += count;
     EXPECT_GT(rings, 0) << "gpu " << gpu;
   }
+  // dp 2, cp 2, the ring as a formula: on this star a hop is 2 ports of 25 GB/s and 1.5 µs, so an
+  // all-reduce of S over n GPUs takes 2(n − 1)/n · S / 25e9 + 2(n − 1) · 3 µs — n = dp·cp = 4.
+  const std::string dir = run_to("grad-ring", " --cp 2 --dp 2 --dp-comm analytic --nccl-nvlink-efficiency 1");
+  std::istringstream csv(read_file(dir + "/trace.csv"));
+  int rows = 0;
+  for (std::string line; std::getline(csv, line);) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 14 || cells[7] != "dp-allreduce") continue;
+    const double bytes = std::stod(cells[11]), seconds = std::stod(cells[13]) - std::stod(cells[12]);
+    EXPECT_NEAR(seconds, 2.0 * 3 / 4 * bytes / 25e9 + 2 * 3 * 3e-6, 1e-12) << line;
+    ++rows;
+  }
+  EXPECT_GT(rows, 0);
   // The echo names the CP size; the gradient group shows in the layout as cp next to dp.
   const nlohmann::json s = summary(run_to("echo", " --cp 2 --dp-comm off"));
   EXPECT_EQ(s["inputs"]["cp"], (nlohmann::json{{"size", 2}, {"algo", "ring"}, {"comm", "analytic"}}));
