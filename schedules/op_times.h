@@ -29,7 +29,7 @@ struct StageOpTimes {
   bool tp_overlap = false;
   double tp_rs_slowdown = 1;
   double f_tp_gemm = 0, i_tp_gemm = 0, w_tp_gemm = 0;  // a B runs under I's and W's
-  CpStageComm cp;  // context parallelism's sends or all-to-alls (cp_op_cost.h)
+  CpStageComm cp{};  // context parallelism's sends or all-to-alls (cp_op_cost.h)
 };
 
 class OpTimes {

@@ -160,10 +160,10 @@ Needs collect(const SimulationInput& input) {
         if (s.layout.model_stage[other] == s.layout.model_stage[stage] && s.rank_of(other) != s.rank_of(stage))
           for (int d = 0; d < sizes.dp; ++d)
             for (int c = 0; c < sizes.cp; ++c)
-            for (int t = 0; t < sizes.tp; ++t)
-              needs.ring({placement.gpu({t, d, std::min(s.rank_of(stage), s.rank_of(other)), c}),
-                          placement.gpu({t, d, std::max(s.rank_of(stage), s.rank_of(other)), c})},
-                         fmt::format("the gradient sum of model stage {}'s two copies", s.layout.model_stage[stage]));
+              for (int t = 0; t < sizes.tp; ++t)
+                needs.ring({placement.gpu({t, d, std::min(s.rank_of(stage), s.rank_of(other)), c}),
+                            placement.gpu({t, d, std::max(s.rank_of(stage), s.rank_of(other)), c})},
+                           fmt::format("the gradient sum of model stage {}'s two copies", s.layout.model_stage[stage]));
     const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
     if (embedding && first != last)
       for (int d = 0; d < sizes.dp; ++d)

@@ -26,14 +26,14 @@ std::vector<std::vector<int>> rank_actors(const JobPlan& plan, const GpuHosts& g
   for (int pp = 0; pp < sizes.pp; ++pp)
     for (int dp = 0; dp < sizes.dp; ++dp)
       for (int cp = 0; cp < sizes.cp; ++cp) {
-      std::vector<int> group;
-      for (int tp = 0; tp < sizes.tp; ++tp) group.push_back(plan.placement.gpu({tp, dp, pp, cp}));
-      if (may && runs_in_lockstep(gpus, group)) {
-        actors.push_back(std::move(group));
-        continue;
+        std::vector<int> group;
+        for (int tp = 0; tp < sizes.tp; ++tp) group.push_back(plan.placement.gpu({tp, dp, pp, cp}));
+        if (may && runs_in_lockstep(gpus, group)) {
+          actors.push_back(std::move(group));
+          continue;
+        }
+        for (int gpu : group) actors.push_back({gpu});
       }
-      for (int gpu : group) actors.push_back({gpu});
-    }
   // In GPU order of their first member, as one actor per GPU would be created.
   std::sort(actors.begin(), actors.end());
   return actors;
