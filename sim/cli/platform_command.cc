@@ -34,6 +34,7 @@ void describe_layout(std::ostream& out, const input::OptionValues& v, const plat
   sim::ParallelSizes sizes{static_cast<int>(v.integer("tp")), v.given_int("pp").value_or(1),
                            static_cast<int>(v.integer("dp"))};
   sizes.ep = static_cast<int>(v.integer("ep"));
+  sizes.cp = static_cast<int>(v.integer("cp"));
   sizes.etp = v.given_int("etp").value_or(sizes.tp);
   const bool experts = v.has("ep") || v.has("etp");
   std::vector<sim::PlatformGpu> gpus;
