@@ -143,6 +143,37 @@ void GpuRun::compute(std::size_t pos, const Op& op) {
   run_tp_flows(pos, op, flops, calls, bytes);
 }
 
+// An MoE action's TP collectives (moe_op.h computes its phases): after its attention, back to back and
+// exposed, at --tp-comm's fidelity — their GEMMs are not split out of the phase, so --tp-comm-overlap
+// leaves them serial. Such a GPU has an actor of its own (tp_lockstep.h).
+void GpuRun::action_tp_collectives(std::size_t pos, const Action& action, int first_ring) {
+  const Op op(action);
+  const TpCollectives calls = job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
+  if (!calls.any() || job_.plan.options.tp_comm == CommFidelity::Off) return;
+  const double bytes = job_.plan.costs.tp_allreduce_bytes(op);
+  Member& me = members_.front();
+  if (job_.plan.options.tp_comm == CommFidelity::Analytic) {
+    const double start = sg4::Engine::get_clock();
+    const double seconds = TpOpCost{calls, tp_allreduce_seconds(bytes), 0}.serial();
+    job_.network.ledger().hold_analytic(me.gpu, start - 1e-6);
+    if (seconds > 0) sg4::this_actor::sleep_for(seconds);
+    const double end = sg4::Engine::get_clock();
+    me.account->tp_exposed += end - start;
+    trace_tp_rows(me.gpu, calls, bytes, start, end);
+    if (!me.tp_hops) me.tp_hops = analytic_ring_hops(job_.network, tp_group(me), me.at.tp, RingPhases::AllReduce);
+    account_analytic_hops(job_.network, *me.tp_hops, bytes * calls.halves() / 2, start, end);
+    job_.network.ledger().release_analytic(me.gpu);
+    return;
+  }
+  const std::vector<int> group = tp_group(me);
+  int k = first_ring;
+  for (int r = 0; r < calls.allreduces; ++r) run_tp_ring(pos, k++, group, me, RingPhases::AllReduce, bytes);
+  for (int r = 0; r < std::max(calls.all_gathers, calls.reduce_scatters); ++r) {
+    if (r < calls.all_gathers) run_tp_ring(pos, k++, group, me, RingPhases::AllGather, bytes);
+    if (r < calls.reduce_scatters) run_tp_ring(pos, k++, group, me, RingPhases::ReduceScatter, bytes);
+  }
+}
+
 // The analytic collectives of an op as trace rows, one per kind with the bytes of all of them, the
 // interval [from, end] shared in proportion to their ring halves.
 void GpuRun::trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, double from, double end) {

@@ -86,6 +86,7 @@ class GpuRun {
   void run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes);
   void run_tp_ring(std::size_t pos, int k, const std::vector<int>& group, Member& me, RingPhases phase, double bytes);
   std::vector<int> tp_group(const Member& m) const;
+  void action_tp_collectives(std::size_t pos, const Action& action, int first_ring);
   // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
   void launch_ready(std::size_t pos);
   void launch_next();

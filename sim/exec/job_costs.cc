@@ -56,6 +56,7 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
       w.moe.dispatch_bytes = m.dispatch_bytes_per_assignment;
       w.moe.combine_bytes = m.combine_bytes_per_assignment;
       w.moe.tokens = static_cast<double>(m.tokens);
+      w.moe.etp = m.etp;
     }
     work.push_back(w);
   }

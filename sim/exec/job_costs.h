@@ -23,7 +23,8 @@ struct MoeWork {
   double routed[3] = {0, 0, 0};      // one token through one routed expert of every MoE layer
   double dispatch_bytes = 0;         // per token-expert assignment
   double combine_bytes = 0;
-  double tokens = 0;                 // T = b·s per micro-batch
+  double tokens = 0;                 // T the GPU owns per micro-batch: b·s, ÷ t with sequence parallelism
+  int etp = 1;                       // the ETP group's size: its members' receipts are all-gathered
 };
 
 /// How tokens spread over an expert-parallel group: each member's share of the assignments.

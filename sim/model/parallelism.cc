@@ -22,12 +22,12 @@ void Parallelism::validate(const Transformer& model) const {
     throw InputError(fmt::format("--tp {}: must divide --kv-heads {} (Megatron-Core splits the key-value heads "
                                  "over the tensor-parallel GPUs)",
                                  tp, model.query_groups()));
-  if (model.moe.enabled() && tp != 1)
-    // Megatron-Core's MoELayer refuses it ("performance may degrade if MoE and tensor parallelism are
-    // enabled without also enabling sequence parallelism"), and sequence parallelism is not modelled.
-    throw InputError(fmt::format("--tp {}: mixture-of-experts layers with --tp > 1 need sequence parallelism "
-                                 "(Megatron-Core refuses them without it), which pipegrid does not model yet; run "
-                                 "them with --tp 1 and --ep",
+  if (model.moe.enabled() && tp > 1 && !sequence_parallel)
+    // Megatron-Core's MoELayer refuses it ("During training, performance may degrade if MoE and tensor
+    // parallelism are enabled without also enabling sequence parallelism"): its all-to-all dispatcher
+    // takes each TP GPU's s/t tokens.
+    throw InputError(fmt::format("--tp {}: mixture-of-experts layers with --tp > 1 need --sequence-parallel "
+                                 "(Megatron-Core refuses MoE with tensor parallelism without it)",
                                  tp));
   if (model.ffn() % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --ffn-hidden {}", tp, model.ffn()));

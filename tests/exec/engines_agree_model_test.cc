@@ -30,13 +30,16 @@ struct Case {
   bool llama_layer = false;  // grouped-query attention, SwiGLU, RMSNorm, RoPE, untied, selective recomputation
   bool sequence_parallel = false;  // reduce-scatters and all-gathers instead of the TP all-reduces
   bool tp_comm_overlap = false;    // each under its GEMMs (with sequence parallelism)
+  int ep = 0;                      // > 0: 8 experts of 512, top 2, over ep GPUs (analytic all-to-alls)
+  int etp = 1;                     // expert tensor parallelism: the ETP group's all-gathers and reduce-scatters
 };
 
 void PrintTo(const Case& c, std::ostream* out) {
   *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
-       << (c.tp_comm_overlap ? " tp comm overlap" : "");
+       << (c.tp_comm_overlap ? " tp comm overlap" : "") << (c.ep > 0 ? " ep " + std::to_string(c.ep) : "")
+       << (c.etp > 1 ? " etp " + std::to_string(c.etp) : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -65,6 +68,18 @@ RunSpec spec_of(const Case& c) {
     t.positions = model::Positions::Rope;
     t.linear_bias = t.qkv_bias = t.dropout = t.tied_embeddings = false;
     model.recompute = model::Recompute::Selective;
+  }
+  if (c.ep > 0) {
+    // Megatron-Core's MoE layers (token_dispatcher.py): each TP GPU routes its s/t tokens, the ETP
+    // group gathers what its members received before the experts and reduce-scatters after.
+    model::MoeSpec& moe = model.transformer.moe;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.expert_hidden = 512;
+    moe.ep = c.ep;
+    moe.etp = c.etp;
+    moe.first_dense_layers = 1;
+    spec.comm.exec.ep_comm = sim::CommFidelity::Analytic;
   }
   model.distributed_optimizer = c.distributed_optimizer;
   model.sequence_parallel = c.sequence_parallel;
@@ -167,14 +182,21 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"interleaved", 4, 8, 2, 2, 2, P2pMode::Async, true, true, true},
                       Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, true},
                       Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, true},
-                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true}),
+                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true},
+                      // Mixture of experts with TP and sequence parallelism; expert tensor parallelism.
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, false, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, false, 2, 1},
+                      Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, false, true, true, false, 2, 2},
+                      Case{"interleaved", 2, 8, 2, 2, 2, P2pMode::Async, false, false, true, true, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 1, 4, P2pMode::Async, false, false, false, false, 2, 2}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
       std::replace(name.begin(), name.end(), '-', '_');  // gtest names: [A-Za-z0-9_]
       return name + "_p" + std::to_string(c.pp) + "_tp" + std::to_string(c.tp) + "_dp" + std::to_string(c.dp) + "_" +
              p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
-             (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "");
+             (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
+             (c.ep > 0 ? "_ep" + std::to_string(c.ep) : "") + (c.etp > 1 ? "_etp" + std::to_string(c.etp) : "");
     });
 
 }  // namespace
