@@ -3,7 +3,8 @@
 // ports on a switch), the executor with --tp-comm analytic --dp-comm analytic. The contention-free
 // engine's step (sim/exec/contention_free.h: per-stage op times with their TP all-reduces, each
 // message as latency + bytes / bandwidth, the gradient buckets, the optimizer's check and update)
-// equals SimGrid's makespan to 1e-9 relative. Both take their input from the run layer's one
+// equals SimGrid's makespan to 1e-9 relative; with mixture-of-experts layers too (the all-to-alls and
+// the ETP group's all-gathers and reduce-scatters at their α-β times, --ep-comm analytic). Both take their input from the run layer's one
 // resolution of a model (resolve_simulation), as simulate and schedule do. SimGrid allows one
 // engine per process and both engines load the platform into one, so each runs in a child process.
 #include <gtest/gtest.h>
@@ -165,6 +166,17 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
   }
   const double expected = estimate[0];
   EXPECT_NEAR(simulated[0], expected, 1e-9 * expected);
+  if (c.ep > 0) {
+    // The all-to-alls and the ETP group's rings were priced: without them (--ep-comm off) the step is
+    // shorter.
+    const std::vector<double> silent = in_child([&] {
+      RunSpec spec = spec_of(c);
+      spec.comm.exec.ep_comm = sim::CommFidelity::Off;
+      return std::vector<double>{sim::contention_free_step(resolve_simulation(spec).input).step.step_time};
+    });
+    ASSERT_EQ(silent.size(), 1u);
+    EXPECT_LT(silent[0], expected);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
