@@ -72,12 +72,16 @@ class Pricer {
         op.tp_reduce_scatters_backward = work.tp_reduce_scatters_backward;
         op.tp_all_gathers_forward = work.tp_all_gathers_forward;
         op.tp_all_gathers_backward = work.tp_all_gathers_backward;
+        op.tp_native_pairs = work.tp_native_pairs_backward;
         // An MoE op's TP collectives run after its attention, serial (gpu_compute.cc).
         op.tp_overlap = input_.options.tp_comm_overlap && work.moe.moe_layers == 0;
         op.tp_rs_slowdown = input_.options.tp_overlap_rs_slowdown;
-        op.f_tp_gemm = work.f_tp_gemm_flops / speed;
-        op.i_tp_gemm = work.i_tp_gemm_flops / speed;
-        op.w_tp_gemm = work.w_tp_gemm_flops / speed;
+        // An MoE op's phases hide none of its TP collectives (gpu_compute.cc, action_tp_collectives).
+        if (work.moe.moe_layers == 0) {
+          op.f_tp_gemm = work.f_tp_gemm_flops / speed;
+          op.i_tp_gemm = work.i_tp_gemm_flops / speed;
+          op.w_tp_gemm = work.w_tp_gemm_flops / speed;
+        }
       }
       stages.push_back(op);
       out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));

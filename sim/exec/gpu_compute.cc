@@ -92,10 +92,12 @@ void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
   }
 }
 
-// The α-β time the op's TP collectives add to its compute (tp_comm.h): run after the compute back to
-// back, or with --tp-comm-overlap each under an equal share of the op's GEMMs.
+// The α-β time the op's TP collectives add to its compute (tp_op_cost.h): run after the compute back
+// to back (sequence parallelism's native pairs under their GEMMs), or with --tp-comm-overlap each under
+// an equal share of the op's GEMMs.
 double GpuRun::tp_analytic_seconds(const Op& op, const TpCollectives& calls, double bytes) {
-  const TpOpCost cost{calls, tp_allreduce_seconds(bytes), job_.plan.costs.tp_gemm_seconds(op, speed_)};
+  const auto [dgrad, wgrad] = job_.plan.costs.tp_backward_gemm_seconds(op, speed_);
+  const TpOpCost cost{calls, tp_allreduce_seconds(bytes), job_.plan.costs.tp_gemm_seconds(op, speed_), dgrad, wgrad};
   return job_.plan.options.tp_comm_overlap ? cost.overlapped_extra(job_.plan.options.tp_overlap_rs_slowdown)
                                            : cost.serial();
 }
@@ -200,6 +202,8 @@ void GpuRun::trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, do
 // sequence parallelism's all-gathers and reduce-scatters alternating (before the column-parallel GEMM,
 // after the row-parallel one). With --tp-comm-overlap a ring runs under its slice's share of the
 // GEMMs: the ring first, then what of that share it did not cover and the slice's other kernels.
+// Without it, sequence parallelism's native pairs (tp_op_cost.h) run so under their dgrad or wgrad
+// GEMM's share.
 void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes) {
   Member& me = members_.front();
   const std::vector<int> group = tp_group(me);
@@ -211,21 +215,35 @@ void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpC
   const int n = static_cast<int>(rings.size());
   const bool overlap = job_.plan.options.tp_comm_overlap && calls.allreduces == 0;
   const double gemm_share = overlap ? job_.plan.costs.tp_gemm_seconds(op, speed_) / n : 0;
+  const auto [dgrad, wgrad] = job_.plan.costs.tp_backward_gemm_seconds(op, speed_);
+  int native_gathers = overlap ? 0 : calls.native_gathers, native_scatters = overlap ? 0 : calls.native_scatters;
   for (int k = 0; k < n; ++k) {
     const RingPhases phase = rings[static_cast<std::size_t>(k)];
     double slice = flops / n;
-    if (overlap) {
-      const double slowdown = phase == RingPhases::ReduceScatter ? job_.plan.options.tp_overlap_rs_slowdown : 1;
+    double share = gemm_share;
+    bool under_gemm = overlap;
+    if (phase == RingPhases::AllGather && native_gathers > 0) {
+      --native_gathers;
+      share = TpOpCost::native_share(dgrad, calls.native_gathers);
+      under_gemm = true;
+    } else if (phase == RingPhases::ReduceScatter && native_scatters > 0) {
+      --native_scatters;
+      share = TpOpCost::native_share(wgrad, calls.native_scatters);
+      under_gemm = true;
+    }
+    if (under_gemm) {
+      const double slowdown =
+          overlap && phase == RingPhases::ReduceScatter ? job_.plan.options.tp_overlap_rs_slowdown : 1;
       const double start = sg4::Engine::get_clock();
       run_tp_ring(pos, k, group, me, phase, bytes);
       const double ring = sg4::Engine::get_clock() - start;
       // Accounted as the α-β path does: the GEMM share is compute, what the pair takes beyond it
       // (the ring's excess, or the SMs the reduce-scatter took) exposed TP communication.
-      const double gemm_ran_with_ring = gemm_share - std::max(gemm_share * slowdown - ring, 0.0);
+      const double gemm_ran_with_ring = share - std::max(share * slowdown - ring, 0.0);
       me.account->tp_exposed = std::max(0.0, me.account->tp_exposed - gemm_ran_with_ring);
       me.account->busy += gemm_ran_with_ring;
       // The slice's GEMM share ran with the ring; what of it outlasts the ring is still to run.
-      slice += (std::max(gemm_share * slowdown - ring, 0.0) - gemm_share) * speed_;
+      slice += (std::max(share * slowdown - ring, 0.0) - share) * speed_;
       execute(op, std::max(slice, 0.0));
       continue;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "schedules/action.h"
@@ -50,6 +51,7 @@ struct StageWork {
   int tp_reduce_scatters_backward = 0;  // in B or I
   int tp_all_gathers_forward = 0;
   int tp_all_gathers_backward = 0;
+  int tp_native_pairs_backward = 0;  // of those, the column GEMMs' async re-gathers and reduce-scatters
   // The GEMMs of F, I and W that --tp-comm-overlap pairs the collectives with: a whole B's weight
   // GEMMs hide some too (TE's bulk overlap of the input gradient's reduce-scatter with wgrad).
   double f_tp_gemm_flops = 0;
@@ -88,6 +90,9 @@ class JobCosts {
   /// The op's GEMMs that its TP collectives overlap with (--tp-comm-overlap), in seconds at `speed`:
   /// action by action, as the contention-free engine sums them.
   double tp_gemm_seconds(const Op& op, double speed) const;
+  /// The op's backward GEMMs that sequence parallelism's native pairs run under: its dgrad (I's, of a
+  /// B or an I) and wgrad (a whole B's) seconds at `speed`.
+  std::pair<double, double> tp_backward_gemm_seconds(const Op& op, double speed) const;
   const ExpertRouting& routing() const { return routing_; }
   double result_bytes(int stage, bool backward) const {
     return backward ? stages_[stage].backward_bytes : stages_[stage].forward_bytes;

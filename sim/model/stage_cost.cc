@@ -109,6 +109,9 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       c.tp_all_gathers_per_backward =
           2 * column_row_pairs + (full_recompute ? column_row_pairs : 0) + (c.has_embedding ? 1 : 0) + (c.has_lm_head ? 1 : 0);
       c.tp_reduce_scatters_per_backward = column_row_pairs + (full_recompute ? column_row_pairs : 0) + (c.has_lm_head ? 1 : 0);
+      // Of the backward's, each column GEMM's (the LM head's too) re-gather and input-gradient
+      // reduce-scatter are issued async under its dgrad and wgrad GEMMs (tp_op_cost.h).
+      c.tp_native_pairs_backward = column_row_pairs + (c.has_lm_head ? 1 : 0);
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).

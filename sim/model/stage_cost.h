@@ -65,6 +65,9 @@ struct StageCost {
   int tp_reduce_scatters_per_backward = 0;
   int tp_all_gathers_per_forward = 0;
   int tp_all_gathers_per_backward = 0;
+  // Of the backward's, the column-parallel GEMMs' re-gather and reduce-scatter pairs that Megatron-Core
+  // issues async under their dgrad and wgrad GEMMs (one of each per column GEMM).
+  int tp_native_pairs_backward = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes (but routed experts'), once per step
   std::int64_t dp_parameter_bytes = 0;         // the same parameters in bf16: the distributed optimizer's all-gather
   std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over the t·d / (ep·etp) replicas
