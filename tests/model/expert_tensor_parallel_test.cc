@@ -91,6 +91,7 @@ TEST(ExpertTensorParallel, AnMoeLayerHasTheAttentionsSequenceParallelPairAndTheS
   EXPECT_EQ(routed_only.tp_reduce_scatters_per_forward, 2 + 1);
   EXPECT_EQ(routed_only.tp_all_gathers_per_backward, 4 + 2);
   EXPECT_EQ(routed_only.tp_reduce_scatters_per_backward, 2 + 1);
+  EXPECT_EQ(routed_only.tp_native_pairs_backward, 2 + 1);  // the QKV GEMMs' and the LM head's
   const StageCost with_shared = stage_costs(tiny_moe(2, 4, 1), layout(4, 2, true))[0];
   EXPECT_EQ(with_shared.tp_all_gathers_per_forward, 4 + 1);
   EXPECT_EQ(with_shared.tp_reduce_scatters_per_backward, 4 + 1);
