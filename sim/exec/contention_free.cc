@@ -6,6 +6,7 @@
 #include <xbt/config.hpp>
 
 #include "common/input_error.h"
+#include "sim/exec/cp_comm.h"
 #include "sim/exec/expert_group.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job.h"
@@ -36,8 +37,9 @@ void check_priceable(const SimulationInput& input) {
   }
   if (o.optimizer_sync == OptimizerSync::PostValidation)
     throw InputError("--optimizer-sync post-validation: the contention-free engine times the all-reduce check or none");
-  if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow)
-    throw InputError("the contention-free engine prices TP and DP collectives analytically (--tp-comm/--dp-comm analytic)");
+  if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow || o.cp_comm == CommFidelity::Flow)
+    throw InputError("the contention-free engine prices TP, CP and DP communication analytically "
+                     "(--tp-comm/--cp-comm/--dp-comm analytic)");
   if (!input.speed_profiled_hosts.empty())
     throw InputError("the contention-free engine takes each GPU at its declared speed; the platform varies it over time");
   if (o.steps != 1) throw InputError("the contention-free engine times one step");
@@ -53,6 +55,8 @@ class Pricer {
     for (const PlatformGpu& g : input.platform_gpus) node_of_gpu_.push_back(g.node);
   }
 
+  // A replica is one pipeline: data-parallel replica d·cp + context-parallel rank c (placement.h
+  // replica_of); `d` below is that index.
   PricedReplica replica(int d) {
     const Schedule& s = input_.schedule;
     PricedReplica out;
@@ -62,7 +66,10 @@ class Pricer {
       const StageWork& work = input_.costs.stage(stage);
       double speed = hosts_[gpu(0, d, rank)]->get_speed();
       for (int t = 1; t < tp(); ++t) speed = std::min(speed, hosts_[gpu(t, d, rank)]->get_speed());
-      StageOpTimes op{work.f_flops / speed, work.i_flops / speed, work.w_flops / speed, 0, 0, 0};
+      StageOpTimes op;
+      op.f = work.f_flops / speed;
+      op.i = work.i_flops / speed;
+      op.w = work.w_flops / speed;
       if (work.moe.moe_layers > 0) moe_times(d, rank, work.moe, op);
       if (tp() > 1 && input_.options.tp_comm == CommFidelity::Analytic) {
         op.tp_forward = work.tp_allreduces_forward;
@@ -83,6 +90,8 @@ class Pricer {
           op.w_tp_gemm = work.w_tp_gemm_flops / speed;
         }
       }
+      if (input_.options.cp_comm == CommFidelity::Analytic)
+        op.cp = cp_stage_comm(network_, input_.placement, work, tp_group(d, rank), speed, input_.options.cp_all_to_all);
       stages.push_back(op);
       out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));
       out.backward_messages.push_back(message(d, stage, s.layout.prev[stage], work.backward_bytes));
@@ -99,7 +108,7 @@ class Pricer {
     double latency = 0;
     int members = 0;
     for (int g = 0; g < placement.num_gpus(); ++g) {
-      if (!whole_job && placement.coordinates(g).dp != d) continue;
+      if (!whole_job && placement.replica_of(g) != d) continue;
       ++members;
       if (g != first) latency = std::max(latency, network_.routes().effective_latency(g, first));
     }
@@ -140,7 +149,10 @@ class Pricer {
       op.w = std::max(op.w, compute(2));
     }
   }
-  int gpu(int t, int d, int rank) const { return input_.placement.gpu({t, d, rank}); }
+  int gpu(int t, int d, int rank) const {
+    const int cp = input_.placement.sizes().cp;
+    return input_.placement.gpu({t, d / cp, rank, d % cp});
+  }
   std::vector<int> tp_group(int d, int rank) const {
     std::vector<int> group;
     for (int t = 0; t < tp(); ++t) group.push_back(gpu(t, d, rank));
@@ -225,7 +237,7 @@ ContentionFree contention_free_step(const SimulationInput& input) {
 
   Pricer pricer(input, network, hosts);
   ContentionFree out;
-  const int dp = input.placement.sizes().dp;
+  const int dp = input.placement.sizes().dp * input.placement.sizes().cp;  // replicas: d·cp pipelines
   for (int d = 0; d < dp; ++d) out.job.replicas.push_back(pricer.replica(d));
   if (input.options.optimizer_sync == OptimizerSync::None) {
     out.job.check = PricedJob::Check::None;

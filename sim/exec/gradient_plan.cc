@@ -37,7 +37,6 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
   const Schedule& s = plan.schedule;
   const GpuCoordinates at = plan.placement.coordinates(gpu);
   const auto& program = s.programs[at.pp];
-  const int dp = plan.placement.sizes().dp;
   const std::size_t end = program.size();
   std::vector<GradientReduction> reductions;
 
@@ -63,9 +62,10 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
       if (s.layout.model_stage[other] == s.layout.model_stage[stage]) ranks.push_back(s.rank_of(other));
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    // Per rank holding it, the gradient group (placement.h: d·cp GPUs with context parallelism).
     std::vector<int> ring;
     for (int rank : ranks)
-      for (int d = 0; d < dp; ++d) ring.push_back(plan.placement.gpu({at.tp, d, rank}));
+      for (int g : plan.placement.gradient_group(plan.placement.gpu({at.tp, 0, rank, 0}))) ring.push_back(g);
     if (ring.size() < 2 || bytes <= 0) continue;
     const int member = static_cast<int>(std::find(ring.begin(), ring.end(), gpu) - ring.begin());
     const std::uint64_t model_stage = static_cast<std::uint64_t>(s.layout.model_stage[stage]);
@@ -127,7 +127,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
   if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0) {
     const bool embedding_first = embedding_goes_first(plan.options.grad_sync_order, at, first);
     reductions.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
-                    {plan.placement.gpu({at.tp, at.dp, first}), plan.placement.gpu({at.tp, at.dp, last})},
+                    {plan.placement.gpu({at.tp, at.dp, first, at.cp}), plan.placement.gpu({at.tp, at.dp, last, at.cp})},
                     at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), !embedding_first});
     // The other way round, what is left of the data-parallel reduction at the step's end waits for
     // the embeddings (the buckets the backward already issued are on their way whatever the order).

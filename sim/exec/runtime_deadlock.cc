@@ -22,6 +22,7 @@ std::string what(const JobPlan& plan, const FlowInfo& flow) {
     case FlowKind::ExpertAllToAll: return "its part of an expert all-to-all";
     case FlowKind::ExpertTensorCollective: return "its part of an expert-tensor-parallel all-gather or reduce-scatter";
     case FlowKind::OptimizerCheck: return "the optimizer's post-validation check";
+    case FlowKind::ContextParallel: return "its part of the context-parallel attention";
   }
   return "?";
 }

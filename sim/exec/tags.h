@@ -13,6 +13,7 @@ enum class TagSpace : std::uint64_t {
   StageCopies = 4,
   Expert = 5,
   Validation = 6,  // the optimizer's post-validation chain
+  Context = 7,     // context parallelism's KV sends and all-to-alls
 };
 
 /// At most this many training steps per run: tags keep the step in 8 bits.
@@ -49,6 +50,12 @@ constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step, std::ui
 /// around the experts, `src_member` then the ring's step.
 constexpr std::uint64_t expert_tag(std::uint64_t position, std::uint64_t phase, std::uint64_t src_member) {
   return (static_cast<std::uint64_t>(TagSpace::Expert) << 60) | (position << 24) | (phase << 20) | src_member;
+}
+
+/// The `index`-th context-parallel message (a ring send, or all-to-all `index` from member `member`)
+/// inside the op at `position`: the CP group's members run the same program, so they agree on it.
+constexpr std::uint64_t context_tag(std::uint64_t position, std::uint64_t index, std::uint64_t member = 0) {
+  return (static_cast<std::uint64_t>(TagSpace::Context) << 60) | (position << 32) | (index << 8) | member;
 }
 
 }  // namespace pipegrid::sim

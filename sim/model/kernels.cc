@@ -83,9 +83,10 @@ void router(const Transformer& m, double T, Emitter e) {
 
 // The shared experts are a TP-split MLP over the micro-batch's tokens (SharedExpertMLP gathers the
 // sequence shards); the routed ones a 1/etp column slice (Megatron-Core's expert tensor parallelism).
-void moe_layer(const Transformer& m, int t, const MoeStageCost& stage, bool flash, Emitter e) {
+void moe_layer(const Transformer& m, int t, const MoeStageCost& stage, bool flash, Emitter e,
+               detail::ContextSplit split) {
   const MoeSpec& moe = m.moe;
-  attention_block(m, t, flash, e);
+  attention_block(m, t, flash, e, split);
   mlp_norm_and_residual(m, e);
   router(m, static_cast<double>(stage.tokens), e);
   if (moe.shared_experts > 0) {
@@ -169,18 +170,23 @@ std::vector<Kernel> layer_kernels(const Transformer& model, int tp, bool flash_a
   return out;
 }
 
-std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& par, const StageCost& stage,
+std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& par, const StageCost& stage,
                                   const KernelOptions& options) {
   const int t = par.tp;
+  // Context parallelism: every kernel runs on the GPU's s/cp tokens, the attention core as
+  // ContextSplit shapes it (Transformer Engine's ring or Ulysses).
+  Transformer model = whole;
+  model.seq = whole.seq / par.cp;
+  const detail::ContextSplit split{par.cp, par.cp_algo == CpAlgo::AllToAll};
   const int moe_layers = stage.moe.moe_layers;
   std::vector<Kernel> layers;
   if (stage.layers > moe_layers) {
     Emitter dense{layers, Pass::F, Part::Dense, static_cast<double>(stage.layers - moe_layers)};
-    attention_block(model, t, options.flash_attention, dense);
+    attention_block(model, t, options.flash_attention, dense, split);
     mlp(model, t, dense);
   }
   if (moe_layers > 0)
-    moe_layer(model, t, stage.moe, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)});
+    moe_layer(model, t, stage.moe, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)}, split);
 
   std::vector<Kernel> out = layers;
   // Full recomputation runs each layer's forward again just before its backward; selective only its
@@ -188,7 +194,7 @@ std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& p
   std::vector<Kernel> again;
   if (par.recompute == Recompute::Full) again = layers;
   if (par.recompute == Recompute::Selective && stage.layers > 0)
-    attention_core_forward(model, t, options.flash_attention, {again, Pass::F, Part::Dense, double(stage.layers)});
+    attention_core_forward(model, t, options.flash_attention, {again, Pass::F, Part::Dense, double(stage.layers)}, split);
   for (Kernel k : again)
     if (k.pass == Pass::F) {
       k.pass = Pass::I;

@@ -41,6 +41,8 @@ struct StaticMemory {
   double optimizer = 0;
   double total() const { return weights + gradients + optimizer; }
 };
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, bool distributed_optimizer);
+/// `gradient_group`: the GPUs the distributed optimizer shards over, d·cp (Parallelism::gradient_group_size).
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group,
+                           bool distributed_optimizer);
 
 }  // namespace pipegrid::model

@@ -28,8 +28,10 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
   const Flops expert_token = full_recompute ? recomputed(expert_flops_per_token(model)) : expert_flops_per_token(model);
   // One micro-batch's hidden states, b·s·h elements: what crosses a stage boundary and what every
   // tensor-parallel all-reduce sums (Narayanan et al., §4.1 and §3.3).
-  const std::int64_t hidden_states =
-      static_cast<std::int64_t>(model.micro_batch) * model.seq * model.hidden * precision.activation_bytes;
+  // With context parallelism a GPU holds s/cp of the tokens: its boundary and TP tensors are ÷ cp.
+  const int cp = par.cp;
+  const std::int64_t local_tokens = static_cast<std::int64_t>(model.micro_batch) * (model.seq / cp);
+  const std::int64_t hidden_states = local_tokens * model.hidden * precision.activation_bytes;
   // Sequence parallelism sends the sequence-sharded tensor, as scatter-gather does.
   const bool sp = par.sequence_parallel && t > 1;
   const std::int64_t p2p_bytes = par.scatter_gather || sp ? hidden_states / t : hidden_states;
@@ -55,28 +57,28 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     std::int64_t routed = 0;  // this GPU's routed experts: ÷ etp, all-reduced over the expert-data-parallel ring
     if (moe_layers > 0) {
       // Megatron-Core's MoEAlltoAllTokenDispatcher (token_dispatcher.py): the GPU routes its own
-      // tokens — its s/t sequence shard under TP — and its experts, a 1/etp column slice of E/ep
+      // tokens — its s/(cp·t) sequence shard under CP and TP — and its experts, a 1/etp column slice of E/ep
       // experts, see every token its ETP group received (all-gathered after the all-to-all).
       MoeStageCost& m = c.moe;
       m.moe_layers = moe_layers;
       m.etp = moe.etp;
-      m.non_expert = (1.0 / t) * whole;
-      m.shared_experts = (static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) / t) * expert_token;
+      m.non_expert = (1.0 / (t * cp)) * whole;
+      m.shared_experts = (static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) / (t * cp)) * expert_token;
       m.routed_per_assignment = (static_cast<double>(moe_layers) / moe.etp) * expert_token;
       m.dispatch_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.dispatch_bytes;
       m.combine_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.combine_bytes;
-      m.tokens = static_cast<std::int64_t>(tokens(model)) / (sp ? t : 1);
+      m.tokens = local_tokens / (sp ? t : 1);
       m.assignments = static_cast<double>(m.tokens) * moe.top_k * moe.etp;
       // What a GPU computes on average (uniform routing): the micro-batch's T·k assignments' worth of
-      // experts, ÷ t like the rest.
+      // experts, ÷ t·cp like the rest.
       whole += static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) * expert_token +
                tokens(model) * moe.top_k * (static_cast<double>(moe_layers) * expert_token);
       parameters += moe_layers * moe.shared_experts * expert_parameters(model);
       routed = moe_layers * (moe.experts / moe.ep) * expert_parameters(model) / moe.etp;
       // Megatron-Core's expert-data-parallel group: the GPUs of a stage are etp × ep × edp.
-      if (t * par.dp / (moe.ep * moe.etp) > 1) c.expert_dp_gradient_bytes = routed * precision.gradient_bytes;
+      if (t * cp * par.dp / (moe.ep * moe.etp) > 1) c.expert_dp_gradient_bytes = routed * precision.gradient_bytes;
     }
-    c.flops = (1.0 / t) * whole;
+    c.flops = (1.0 / (t * cp)) * whole;
 
     if (c.has_embedding) parameters += word_embedding_parameters(model) + position_embedding_parameters(model);
     if (c.has_lm_head && lm_head_copy) parameters += word_embedding_parameters(model);
@@ -112,6 +114,16 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       // Of the backward's, each column GEMM's (the LM head's too) re-gather and input-gradient
       // reduce-scatter are issued async under its dgrad and wgrad GEMMs (tp_op_cost.h).
       c.tp_native_pairs_backward = column_row_pairs + (c.has_lm_head ? 1 : 0);
+    }
+    if (cp > 1) {
+      c.cp_forward_layers = c.cp_backward_layers = c.layers;
+      c.cp_recomputed_layers = par.recompute == Recompute::None ? 0 : c.layers;
+      // GQA-aware: the g key-value heads' K and V (MLA's are per query head), split over t.
+      const double keys = model.mla.enabled() ? model.query_width() : double(model.query_groups()) * model.head_width();
+      const double values = model.mla.enabled() ? model.value_width() : keys;
+      const double tokens_here = static_cast<double>(local_tokens);
+      c.cp_kv_bytes = static_cast<std::int64_t>(tokens_here * (keys + values) / t * precision.activation_bytes);
+      c.cp_q_bytes = static_cast<std::int64_t>(tokens_here * model.query_width() / t * precision.activation_bytes);
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).

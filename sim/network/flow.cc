@@ -12,6 +12,7 @@ std::string_view flow_kind_name(FlowKind kind) {
     case FlowKind::ExpertAllToAll: return "all-to-all";
     case FlowKind::ExpertTensorCollective: return "etp-collective";
     case FlowKind::OptimizerCheck: return "optimizer-check";
+    case FlowKind::ContextParallel: return "cp";
   }
   return "?";
 }
