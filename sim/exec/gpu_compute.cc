@@ -153,9 +153,15 @@ void GpuRun::compute_with_tp(std::size_t pos, const Op& op, double flops) {
 
 // An MoE action's TP collectives (moe_op.h computes its phases): after its attention, back to back and
 // exposed, at --tp-comm's fidelity — their GEMMs are not split out of the phase, so --tp-comm-overlap
-// leaves them serial. Such a GPU has an actor of its own (tp_lockstep.h).
+// leaves them serial — then its context-parallel messages (analytic or off: simulation_run.cc). Such
+// a GPU has an actor of its own (tp_lockstep.h).
 void GpuRun::action_tp_collectives(std::size_t pos, const Action& action, int first_ring) {
   const Op op(action);
+  run_tp_collectives_only(pos, op, first_ring);
+  run_cp(pos, op);
+}
+
+void GpuRun::run_tp_collectives_only(std::size_t pos, const Op& op, int first_ring) {
   const TpCollectives calls = job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
   if (!calls.any() || job_.plan.options.tp_comm == CommFidelity::Off) return;
   const double bytes = job_.plan.costs.tp_allreduce_bytes(op);

@@ -46,10 +46,6 @@ void Parallelism::validate(const Transformer& model) const {
 
 void Parallelism::validate_context_parallel(const Transformer& model) const {
   if (cp == 1) return;
-  if (model.moe.enabled())
-    throw InputError(fmt::format("--cp {}: context parallelism with mixture-of-experts layers is not modelled yet; "
-                                 "run them with --cp 1",
-                                 cp));
   if (cp_algo == CpAlgo::Ring && model.seq % (2 * cp) != 0)
     // TE's load-balanced causal split (get_batch_on_this_cp_rank): 2·cp equal chunks of the sequence.
     throw InputError(fmt::format("--cp {}: 2·cp = {} must divide --seq {} (the ring's load-balanced causal split "

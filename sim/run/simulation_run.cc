@@ -81,6 +81,12 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
     log::run().warn("--sequence-parallel with --tp 1: nothing to shard, the run is the same without it");
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
+  // An MoE op runs its phases one after the other (moe_op.h): the ring's sends as flows, interleaved
+  // with its attention steps (gpu_cp.cc), are not split out of its attention phase.
+  if (moe.enabled() && sizes.cp > 1 && in.options.cp_comm == sim::CommFidelity::Flow)
+    throw InputError(fmt::format("--cp {}: context parallelism with mixture-of-experts layers runs its messages at "
+                                 "their α-β time; give --cp-comm analytic (or off)",
+                                 sizes.cp));
   // DualPipe's overlapped MoE pairs run one chunk's all-to-all under the other's compute (moe_op.h);
   // where the ETP group's all-gathers and reduce-scatters would go in those slots is not modelled.
   if (moe.enabled() && moe.etp > 1)

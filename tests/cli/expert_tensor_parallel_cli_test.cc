@@ -116,6 +116,13 @@ TEST(ExpertTensorParallelCli, TheMemoryReportHoldsTheExpertsOverEtp) {
   }
 }
 
+TEST(ExpertTensorParallelCli, ContextParallelMoeMessagesAreAnalytic) {
+  const auto r = run_pipegrid(kRun + " --pp 1 --cp 2 --layers 2 --cp-comm flow");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipegrid: error: --cp 2: context parallelism with mixture-of-experts layers runs its messages at "
+                   "their α-β time; give --cp-comm analytic (or off)\n");
+}
+
 // Grok-1 314B (xai-org/grok-1: 8 experts, top 2, h 6144, 48 heads, 8 key-value heads, experts of
 // 32768, vocabulary 131072) cut to a few layers, in the layouts of NVIDIA's recipe (TP 4 with EP 8).
 const std::string kGrok = " --hidden 6144 --heads 48 --kv-heads 8 --ffn-hidden 32768 --vocab 131072 --mlp swiglu"
@@ -131,6 +138,10 @@ TEST(ExpertTensorParallelCli, GrokOneRecipeLayoutsRun) {
       {" --preset dgx-h100 --nodes 8 --schedule 1f1b --pp 2 --microbatches 8 --tp 4 --dp 8 --ep 8 --layers 8 --seq 8192", 64},
       {" --preset dgx-h100 --nodes 8 --schedule interleaved --chunks 2 --pp 2 --microbatches 8 --tp 4 --dp 8 --ep 8"
        " --etp 1 --layers 8 --seq 8192",
+       64},
+      // With context parallelism: ep·etp = 32 divides tp·cp·dp = 64.
+      {" --preset dgx-h100 --nodes 8 --schedule 1f1b --pp 1 --microbatches 8 --tp 4 --cp 2 --dp 8 --ep 8 --layers 8"
+       " --seq 8192",
        64},
   };
   for (const auto& run : runs) {

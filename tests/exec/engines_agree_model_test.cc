@@ -227,7 +227,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, false, 1, false, 2, 1},
                       Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, false, true, true, false, 1, false, 2, 2},
                       Case{"interleaved", 2, 8, 2, 2, 2, P2pMode::Async, false, false, true, true, 1, false, 2, 2},
-                      Case{"1f1b", 4, 8, 0, 1, 4, P2pMode::Async, false, false, false, false, 1, false, 2, 2}),
+                      Case{"1f1b", 4, 8, 0, 1, 4, P2pMode::Async, false, false, false, false, 1, false, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, false, true, false, 2, false, 2, 2},
+                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, false, true, false, 2, true, 4, 2}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;

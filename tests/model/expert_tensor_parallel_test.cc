@@ -32,9 +32,10 @@ Transformer tiny_moe(int ep, int etp, int shared = 0) {
   return m;
 }
 
-Parallelism layout(int tp, int dp, bool sp) {
+Parallelism layout(int tp, int dp, bool sp, int cp = 1) {
   Parallelism par{tp, 1, dp, 1, false, Recompute::None};
   par.sequence_parallel = sp;
+  par.cp = cp;
   return par;
 }
 
@@ -59,6 +60,17 @@ TEST(ExpertTensorParallel, AGpuRoutesItsSequenceShardAndItsExpertsSeeTheEtpGroup
                    c.moe.non_expert.forward + c.moe.assignments * c.moe.routed_per_assignment.forward);
   // Per GPU: the micro-batch's 64 tokens × 2 experts × 2 layers × 2·3·64·32 ÷ 4 GPUs of routed work.
   EXPECT_DOUBLE_EQ(c.flops.forward - c.moe.non_expert.forward, 64.0 * 2 * 2 * 2 * 3 * 64 * 32 / 4);
+}
+
+TEST(ExpertTensorParallel, WithContextParallelismAGpuRoutesItsCpAndTpShard) {
+  // cp 2, t 4: 64 / (2·4) = 8 tokens, 16 assignments, 64 after the ETP all-gather; t·cp·d / (ep·etp) =
+  // 4·2·1 / (2·4) = 1: no expert-data-parallel ring; with etp 1, 4.
+  const StageCost c = stage_costs(tiny_moe(2, 4), layout(4, 1, true, 2))[0];
+  EXPECT_EQ(c.moe.tokens, 8);
+  EXPECT_DOUBLE_EQ(c.moe.assignments, 8 * 2 * 4);
+  EXPECT_DOUBLE_EQ(c.flops.forward - c.moe.non_expert.forward, 64.0 * 2 * 2 * 2 * 3 * 64 * 32 / (4 * 2));
+  EXPECT_EQ(c.expert_dp_gradient_bytes, 0);
+  EXPECT_GT(stage_costs(tiny_moe(2, 1), layout(4, 1, true, 2))[0].expert_dp_gradient_bytes, 0);
 }
 
 TEST(ExpertTensorParallel, ExpertParametersAreSplitOverEtpTheRestOverTp) {
