@@ -178,7 +178,8 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "dp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
-       .default_text = "flow", .help = "MoE all-to-alls: flow, analytic or off"},
+       .default_text = "flow",
+       .help = "MoE all-to-alls and the ETP group's all-gathers and reduce-scatters: flow, analytic or off"},
       {.flag = "ep-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<sim::EpFlows>(sim::kEpFlows),
        .default_text = "deepep",
        .help = "MoE all-to-alls as flows: deepep (InfiniBand once per node to the sender's rail peer, which forwards "
