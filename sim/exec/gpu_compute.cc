@@ -103,12 +103,12 @@ double GpuRun::tp_analytic_seconds(const Op& op, const TpCollectives& calls, dou
 // The op's computation with its tensor-parallel collectives: as flows, the compute is cut into as
 // many equal slices as there are collectives (one after each, as after attention and after the MLP
 // of every layer); analytic or off, the collectives follow the compute as one α-β wait (same total).
-void GpuRun::compute(std::size_t pos, const Op& op) {
+void GpuRun::compute(std::size_t pos, const Op& op, double given_flops) {
   if (moe_ && moe_->applies(op)) {
     moe_->run(pos, op);
     return;
   }
-  const double flops = job_.plan.costs.flops(op);
+  const double flops = given_flops >= 0 ? given_flops : job_.plan.costs.flops(op);
   const TpCollectives calls =
       job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
   const double bytes = job_.plan.costs.tp_allreduce_bytes(op);

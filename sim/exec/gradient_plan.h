@@ -45,6 +45,10 @@ struct GradientReduction {
   int stage = -1;
 };
 
+/// The data-parallel group of `gpu`: the GPUs its gradients are reduced over and, with ZeRO, its
+/// optimizer state, gradients and (ZeRO-3) parameters sharded over — its replicas, in ring order.
+std::vector<int> data_parallel_group(const JobPlan& plan, int gpu);
+
 /// Whether the GPU at `at` all-reduces its tied embeddings before its data-parallel gradients at the
 /// step's end (`first_rank`: the pipeline rank of the first stage).
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank);
@@ -55,6 +59,7 @@ bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int fir
 /// first chunk only, as Megatron's distributed_data_parallel.py does), else after the rank's last op;
 /// then the step-end phases (routed experts, tied embeddings, in finalize_model_grads' order; the
 /// embeddings first with --grad-sync-order), each issued once the GPU's streams have ended the last.
+/// ZeRO-3 replaces a stage's data-parallel ring by a reduce-scatter per FSDP unit (gradient_plan.cc).
 std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int gpu);
 
 }  // namespace pipegrid::sim

@@ -68,12 +68,12 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   return bytes;
 }
 
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, bool distributed_optimizer) {
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, int zero_stage) {
   const double n = static_cast<double>(parameters);
   StaticMemory memory;
-  memory.weights = 2 * n;
-  memory.gradients = precision.gradient_bytes * n;
-  memory.optimizer = 12 * n / (distributed_optimizer ? dp : 1);
+  memory.weights = 2 * n / (zero_stage >= 3 ? dp : 1);
+  memory.gradients = precision.gradient_bytes * n / (zero_stage >= 2 ? dp : 1);
+  memory.optimizer = 12 * n / (zero_stage >= 1 ? dp : 1);
   return memory;
 }
 

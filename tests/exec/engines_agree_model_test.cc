@@ -66,7 +66,7 @@ RunSpec spec_of(const Case& c) {
     t.linear_bias = t.qkv_bias = t.dropout = t.tied_embeddings = false;
     model.recompute = model::Recompute::Selective;
   }
-  model.distributed_optimizer = c.distributed_optimizer;
+  model.zero = c.distributed_optimizer ? 1 : 0;
   model.sequence_parallel = c.sequence_parallel;
   model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
   spec.model = model;
