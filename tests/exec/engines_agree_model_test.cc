@@ -30,13 +30,26 @@ struct Case {
   bool llama_layer = false;  // grouped-query attention, SwiGLU, RMSNorm, RoPE, untied, selective recomputation
   bool sequence_parallel = false;  // reduce-scatters and all-gathers instead of the TP all-reduces
   bool tp_comm_overlap = false;    // each under its GEMMs (with sequence parallelism)
+  int zero = 0;                    // ZeRO-2 or 3 (distributed_optimizer is ZeRO-1)
+  bool reshard = false;            // --fsdp-reshard-after-forward
 };
+
+// ZeRO-2 and ZeRO-3 (FSDP) cases.
+Case zero_case(std::string schedule, int pp, int microbatches, int chunks, int tp, int dp, P2pMode p2p, int zero,
+               bool reshard = false, bool llama_layer = false) {
+  Case c{std::move(schedule), pp, microbatches, chunks, tp, dp, p2p};
+  c.zero = zero;
+  c.reshard = reshard;
+  c.llama_layer = llama_layer;
+  return c;
+}
 
 void PrintTo(const Case& c, std::ostream* out) {
   *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
-       << (c.tp_comm_overlap ? " tp comm overlap" : "");
+       << (c.tp_comm_overlap ? " tp comm overlap" : "") << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "")
+       << (c.reshard ? " reshard after forward" : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -66,7 +79,8 @@ RunSpec spec_of(const Case& c) {
     t.linear_bias = t.qkv_bias = t.dropout = t.tied_embeddings = false;
     model.recompute = model::Recompute::Selective;
   }
-  model.zero = c.distributed_optimizer ? 1 : 0;
+  model.zero = c.distributed_optimizer ? 1 : c.zero;
+  model.fsdp_reshard_after_forward = c.reshard;
   model.sequence_parallel = c.sequence_parallel;
   model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
   spec.model = model;
@@ -125,7 +139,8 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     const RankStepEnd& rank0 = replica.ranks.front();
     return std::vector<double>{cf.step.step_time, replica.forward_messages.front().transfer,
                                replica.forward_messages.front().latency, replica.ops.tp_of(Op(Action{0, 0, Kind::F})),
-                               static_cast<double>(rank0.reductions.size()), static_cast<double>(rank0.gathers.size())};
+                               static_cast<double>(rank0.reductions.size()), static_cast<double>(rank0.gathers.size()),
+                               replica.ops.fsdp_of(Op(Action{0, 0, Kind::F}))};
   });
   const std::vector<double> simulated = in_child([&] {
     const ResolvedRun run = resolve_simulation(spec_of(c));
@@ -133,10 +148,12 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     if (result.deadlock) throw std::runtime_error(result.deadlock->line);
     return std::vector<double>{result.makespan};
   });
-  ASSERT_EQ(estimate.size(), 6u);
+  ASSERT_EQ(estimate.size(), 7u);
   ASSERT_EQ(simulated.size(), 1u);
-  EXPECT_GT(estimate[1], 0);
-  EXPECT_GT(estimate[2], 0);
+  if (c.pp > 1) {  // one rank sends nothing
+    EXPECT_GT(estimate[1], 0);
+    EXPECT_GT(estimate[2], 0);
+  }
   if (c.tp > 1) {
     EXPECT_GT(estimate[3], 0);
   }
@@ -145,8 +162,13 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
   if (c.dp > 1) {
     EXPECT_GT(estimate[4], 2);
   }
-  if (c.distributed_optimizer && c.dp > 1) {
+  if ((c.distributed_optimizer || c.zero == 2) && c.dp > 1) {
     EXPECT_GT(estimate[5], 0);
+  }
+  // ZeRO-3: stage 0's first forward waits for its first units' all-gathers; no step-end all-gather.
+  if (c.zero == 3) {
+    EXPECT_GT(estimate[6], 0);
+    EXPECT_EQ(estimate[5], 0);
   }
   const double expected = estimate[0];
   EXPECT_NEAR(simulated[0], expected, 1e-9 * expected);
@@ -167,14 +189,25 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"interleaved", 4, 8, 2, 2, 2, P2pMode::Async, true, true, true},
                       Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, true},
                       Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, true},
-                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true}),
+                      Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true},
+                      // ZeRO-2, and ZeRO-3 (FSDP) with and without a pipeline, with and without resharding.
+                      zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Async, 2),
+                      zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3),
+                      zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous, 3, true),
+                      zero_case("interleaved", 2, 6, 2, 2, 2, P2pMode::Async, 3),
+                      zero_case("interleaved", 4, 8, 2, 1, 2, P2pMode::Async, 3, true, true),
+                      zero_case("zb-h1", 4, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),
+                      zero_case("zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, 3, false, true),
+                      zero_case("1f1b", 1, 4, 0, 2, 2, P2pMode::Async, 3),
+                      zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true)),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
       std::replace(name.begin(), name.end(), '-', '_');  // gtest names: [A-Za-z0-9_]
       return name + "_p" + std::to_string(c.pp) + "_tp" + std::to_string(c.tp) + "_dp" + std::to_string(c.dp) + "_" +
              p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
-             (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "");
+             (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
+             (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "");
     });
 
 }  // namespace
