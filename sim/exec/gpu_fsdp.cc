@@ -48,66 +48,111 @@ void GpuRun::compute_fsdp(std::size_t pos, const Op& op) {
     fsdp_flows(pos, op);
 }
 
+// An overlapped pair (DualPipeV's F&B) gathers for each of its halves that gathers, each priced
+// against its own compute, as OpTimes::fsdp_of sums them.
 void GpuRun::fsdp_analytic(std::size_t pos, const Op& op) {
-  const Action& a = op.first;  // ZeRO-3 runs no overlapped pairs (the run layer refuses DualPipe)
-  const StageWork& work = job_.plan.costs.stage(a.stage);
-  const bool backward = a.kind != Kind::F, keep_last = job_.plan.options.fsdp == FsdpGathers::PerOpKeepLast;
-  const FsdpOpTiming timing = fsdp_op_timing(fsdp_op_units(fsdp_seconds(a.stage), op_compute_total_, backward, keep_last));
-  const FsdpOpUnits bytes = fsdp_op_units(
-      {work.fsdp_root_parameter_bytes, work.fsdp_block_parameter_bytes, work.fsdp_blocks}, 0, backward, keep_last);
+  const FsdpGathers mode = job_.plan.options.fsdp;
+  const bool keep_last = mode == FsdpGathers::PerOpKeepLast;
+  struct Gathered {
+    Action action;
+    FsdpOpTiming timing;
+    FsdpOpUnits bytes;
+    double from;  // where its gathers start, from the op's start
+  };
+  std::vector<Gathered> gathered;
+  double exposed = 0, offset = 0;
+  for (int i = 0; i < op.size(); ++i) {
+    const Action& a = op[i];
+    const double compute = job_.plan.costs.flops(a) / speed_;
+    if (!pipegrid::fsdp_gathers(mode, a, job_.plan.first_forward[static_cast<std::size_t>(a.stage)])) {
+      offset += compute;
+      continue;
+    }
+    const StageWork& work = job_.plan.costs.stage(a.stage);
+    const bool backward = a.kind != Kind::F;
+    gathered.push_back({a, fsdp_op_timing(fsdp_op_units(fsdp_seconds(a.stage), compute, backward, keep_last)),
+                        fsdp_op_units({work.fsdp_root_parameter_bytes, work.fsdp_block_parameter_bytes, work.fsdp_blocks},
+                                      0, backward, keep_last),
+                        offset});
+    exposed += gathered.back().timing.exposed;
+    offset += compute + gathered.back().timing.exposed;
+  }
   // The gathers ran from the op's start: the links' fold keeps what they need until they are accounted.
   const int lead = members_.front().gpu;
   const std::size_t slot = static_cast<std::size_t>(job_.plan.placement.num_gpus() + lead);
   const double start = sg4::Engine::get_clock();
   job_.network.ledger().hold_analytic(slot, start - 1e-6);
   compute(pos, op);
-  if (timing.exposed > 0) {
+  if (exposed > 0) {
     waiting();
-    sg4::this_actor::sleep_for(timing.exposed);
-    for (Member& m : members_) m.account->dp_exposed += timing.exposed;
+    sg4::this_actor::sleep_for(exposed);
+    for (Member& m : members_) m.account->dp_exposed += exposed;
   }
   for (Member& m : members_) {
     const std::vector<int> group = data_parallel_group(job_.plan, m.gpu);
     const int member = job_.plan.placement.rank_in(m.gpu, "dp");
-    for (std::size_t k = 0; k < bytes.gather.size(); ++k) {
-      if (bytes.gather[k] <= 0) continue;
-      const double from = start + timing.gather_start[k], to = start + timing.gather_end[k];
-      job_.trace.write({m.gpu, Track::Comm, "fsdp-allgather", a.stage, a.microbatch, 0, -1, bytes.gather[k], from, to});
-      account_analytic_ring(job_.network, group, member, bytes.gather[k], RingPhases::AllGather, from, to);
-    }
+    for (const Gathered& g : gathered)
+      for (std::size_t k = 0; k < g.bytes.gather.size(); ++k) {
+        if (g.bytes.gather[k] <= 0) continue;
+        const double from = start + g.from + g.timing.gather_start[k], to = start + g.from + g.timing.gather_end[k];
+        job_.trace.write({m.gpu, Track::Comm, "fsdp-allgather", g.action.stage, g.action.microbatch, 0, -1,
+                          g.bytes.gather[k], from, to});
+        account_analytic_ring(job_.network, group, member, g.bytes.gather[k], RingPhases::AllGather, from, to);
+      }
   }
   job_.network.ledger().release_analytic(slot);
 }
 
+// As flows, the units of each half that gathers in turn (a pair's halves one after the other), the
+// compute cut at them.
 void GpuRun::fsdp_flows(std::size_t pos, const Op& op) {
-  const Action& a = op.first;
-  const StageWork& work = job_.plan.costs.stage(a.stage);
-  const bool backward = a.kind != Kind::F;
-  const FsdpOpUnits units = fsdp_op_units({work.fsdp_root_parameter_bytes, work.fsdp_block_parameter_bytes, work.fsdp_blocks},
-                                          job_.plan.costs.flops(op), backward,
-                                          job_.plan.options.fsdp == FsdpGathers::PerOpKeepLast);
-  const std::size_t n = units.gather.size();
+  const FsdpGathers mode = job_.plan.options.fsdp;
+  struct Unit {
+    Action action;
+    std::uint64_t number;  // 0 the root, blocks 1…L
+    double bytes, flops;
+  };
+  std::vector<Unit> units;
+  for (int i = 0; i < op.size(); ++i) {
+    const Action& a = op[i];
+    const double flops = job_.plan.costs.flops(a);
+    if (!pipegrid::fsdp_gathers(mode, a, job_.plan.first_forward[static_cast<std::size_t>(a.stage)])) {
+      units.push_back({a, 0, 0, flops});
+      continue;
+    }
+    const StageWork& work = job_.plan.costs.stage(a.stage);
+    const bool backward = a.kind != Kind::F;
+    const FsdpOpUnits mine =
+        fsdp_op_units({work.fsdp_root_parameter_bytes, work.fsdp_block_parameter_bytes, work.fsdp_blocks}, flops, backward,
+                      mode == FsdpGathers::PerOpKeepLast);
+    const std::size_t root = mine.gather.size() - static_cast<std::size_t>(work.fsdp_blocks);
+    for (std::size_t k = 0; k < mine.gather.size(); ++k) {
+      const std::size_t block = k - root;  // unused for the root
+      const std::uint64_t number =
+          k < root ? 0 : backward ? static_cast<std::uint64_t>(work.fsdp_blocks - static_cast<int>(block)) : block + 1;
+      units.push_back({a, number, mine.gather[k], mine.compute[k]});
+    }
+  }
+  const std::size_t n = units.size();
   // Per member, the stream number of each unit's gather (none for a unit not gathered).
   std::vector<std::vector<std::optional<std::size_t>>> launched(members_.size(), std::vector<std::optional<std::size_t>>(n));
   const auto launch_gather = [&](std::size_t k) {
-    if (units.gather[k] <= 0) return;
-    // The unit's number: 0 the root (first when it is gathered), blocks 1…L.
-    const std::size_t root = n - static_cast<std::size_t>(work.fsdp_blocks), block = k - root;
-    const std::uint64_t unit = k < root ? 0 : backward ? static_cast<std::uint64_t>(work.fsdp_blocks) - block : block + 1;
+    const Unit& u = units[k];
+    if (u.bytes <= 0) return;
     for (std::size_t i = 0; i < members_.size(); ++i) {
       Member& m = members_[i];
       GradientReduction g{"fsdp-allgather", FlowKind::DataAllReduce, TagSpace::Fsdp,
-                          fsdp_context(true, backward, static_cast<std::uint64_t>(a.stage),
-                                       static_cast<std::uint64_t>(a.microbatch), unit),
+                          fsdp_context(true, u.action.kind != Kind::F, static_cast<std::uint64_t>(u.action.stage),
+                                       static_cast<std::uint64_t>(u.action.microbatch), u.number),
                           data_parallel_group(job_.plan, m.gpu), job_.plan.placement.rank_in(m.gpu, "dp"),
-                          units.gather[k], 0, 1, fsdp_stream_};
+                          u.bytes, 0, 1, fsdp_stream_};
       g.phases = RingPhases::AllGather;
       launched[i][k] = launch(m, g).second;
     }
   };
   launch_gather(0);
   for (std::size_t k = 0; k < n; ++k) {
-    if (units.gather[k] > 0) {
+    if (units[k].bytes > 0) {
       const double start = waiting();
       for (std::size_t i = 0; i < members_.size(); ++i) members_[i].streams[fsdp_stream_]->wait_for(*launched[i][k]);
       add_dp_exposed(start);
@@ -115,9 +160,9 @@ void GpuRun::fsdp_flows(std::size_t pos, const Op& op) {
     if (k + 1 < n) launch_gather(k + 1);
     // The op's TP collectives run with its last unit (analytic or off: after it, as compute() has them).
     if (k + 1 < n)
-      execute(op, units.compute[k]);
+      execute(op, units[k].flops);
     else
-      compute(pos, op, units.compute[k]);
+      compute(pos, op, units[k].flops);
   }
 }
 

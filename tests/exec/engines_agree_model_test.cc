@@ -198,6 +198,7 @@ INSTANTIATE_TEST_SUITE_P(
                       zero_case("interleaved", 4, 8, 2, 1, 2, P2pMode::Async, 3, true, true),
                       zero_case("zb-h1", 4, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),
                       zero_case("zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, 3, false, true),
+                      zero_case("dualpipev", 2, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),  // F&B pairs
                       zero_case("1f1b", 1, 4, 0, 2, 2, P2pMode::Async, 3),
                       zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true)),
     [](const ::testing::TestParamInfo<Case>& param_info) {
