@@ -99,11 +99,13 @@ std::vector<OptionSpec> model_options() {
        .default_text = "0",
        .help = "ZeRO stage: 0 none, 1 the optimizer state sharded (--distributed-optimizer), 2 the gradients too "
                "(DeepSpeed), 3 the parameters too, as PyTorch FSDP2 under torchtitan: each layer all-gathered "
-               "before its forward and backward, its gradients reduce-scattered"},
+               "before its forward and backward, its gradients reduce-scattered",
+       .identity_when_given = kSim},  // a sweep configuration that does not give it keeps its id
       {.flag = "fsdp-reshard-after-forward", .section = "model", .commands = kSim, .type = Flag,
        .default_text = "false",
        .help = "with --zero 3 and a pipeline: gather the parameters before every micro-batch's forward and backward "
-               "and free them after (torchtitan's reshard_after_forward), not once per stage and step"},
+               "and free them after (torchtitan's reshard_after_forward), not once per stage and step",
+       .identity_when_given = kSim},
       {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let the layers split unevenly over the stages"},
       {.flag = "flash-attention", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
