@@ -51,6 +51,10 @@ bool check_times_or_model(const OptionValues& v) {
   if (any_given(v, kModelLayoutFlags) && !model_given)
     throw InputError("--sequence-parallel/--tp-comm-overlap: need a model (--model or --layers …): explicit times "
                      "have no TP collectives to split or overlap");
+  constexpr const char* kShardFlags[] = {"zero", "fsdp-reshard-after-forward"};
+  if (any_given(v, kShardFlags) && !model_given)
+    throw InputError("--zero/--fsdp-reshard-after-forward: need a model (--model or --layers …): explicit times "
+                     "have no parameters to shard");
   if (any_given(v, kTimeFlags) && model_given)
     throw InputError(
         "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");

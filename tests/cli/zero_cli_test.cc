@@ -187,6 +187,11 @@ TEST(ZeroCli, DisagreeingNamesAndWhatFsdpDoesNotModelAreRefused) {
     EXPECT_EQ(r.err, "pipegrid: error: " + c.err + "\n") << c.flags;
     EXPECT_EQ(r.out, "");
   }
+  const auto times = run_pipegrid(" simulate --platform " PIPEGRID_TEST_DATA "/platforms/star-finite-16gpu.xml --dp 2"
+                                  " --pp 2 --microbatches 4 --schedule 1f1b --time-f 1 --time-b 2 --zero 3");
+  EXPECT_EQ(times.exit_code, 2);
+  EXPECT_EQ(times.err, "pipegrid: error: --zero/--fsdp-reshard-after-forward: need a model (--model or --layers …): "
+                       "explicit times have no parameters to shard\n");
   const auto four = run_pipegrid(kRun + " --schedule 1f1b --pp 2 --microbatches 4 --zero 4");
   EXPECT_EQ(four.exit_code, 2);
   EXPECT_NE(four.err.find("--zero"), std::string::npos) << four.err;
