@@ -39,6 +39,7 @@ void apply_zero(const ModelSpec& model, sim::SimulationInput& in) {
   o.distributed_optimizer = model.zero == 1 || model.zero == 2;
   if (model.zero < 3) return;
   check_fsdp_layout(in);
+  if (in.placement.sizes().dp < 2) return;  // one replica: no collective to run
   if (in.schedule.ranks > 1)
     o.fsdp = model.fsdp_reshard_after_forward ? FsdpGathers::PerOp : FsdpGathers::OncePerStep;
   else
