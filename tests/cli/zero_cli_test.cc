@@ -70,6 +70,11 @@ TEST(ZeroCli, WithoutAPipelineEachUnitIsGatheredBeforeItsForwardAndBackwardAndRe
     }
     EXPECT_EQ(rows, expected) << fidelity;
   }
+  // Resharded after every forward (torchtitan's "always"), the backward gathers the last block too.
+  const Counts always = comm_rows(simulated("pp1-always", " --pp 1 --microbatches 2 --zero 3 --fsdp-reshard-after-forward"));
+  EXPECT_EQ(always.at({0, "fsdp-allgather", 99968.0}), 2 * (4 + 4));
+  EXPECT_EQ(always.at({0, "fsdp-allgather", 40960.0}), 2 * 2);
+  EXPECT_EQ(always.at({0, "fsdp-reducescatter", 199936.0}), 2 * 4);
 }
 
 TEST(ZeroCli, WithAPipelineEachStageGathersOnceAStepAndReduceScattersAfterItsLastBackward) {
