@@ -103,8 +103,9 @@ std::vector<OptionSpec> model_options() {
        .identity_when_given = kSim},  // a sweep configuration that does not give it keeps its id
       {.flag = "fsdp-reshard-after-forward", .section = "model", .commands = kSim, .type = Flag,
        .default_text = "false",
-       .help = "with --zero 3 and a pipeline: gather the parameters before every micro-batch's forward and backward "
-               "and free them after (torchtitan's reshard_after_forward), not once per stage and step",
+       .help = "with --zero 3: gather every unit before every micro-batch's forward and backward and free it after "
+               "(torchtitan's reshard_after_forward \"always\"), not once per stage and step with a pipeline, nor "
+               "keeping the last block for its backward without one",
        .identity_when_given = kSim},
       {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let the layers split unevenly over the stages"},
