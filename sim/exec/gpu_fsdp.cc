@@ -90,7 +90,7 @@ void GpuRun::fsdp_analytic(std::size_t pos, const Op& op) {
   }
   for (Member& m : members_) {
     const std::vector<int> group = data_parallel_group(job_.plan, m.gpu);
-    const int member = job_.plan.placement.rank_in(m.gpu, "dp");
+    const int member = data_parallel_member(job_.plan, m.gpu);
     for (const Gathered& g : gathered)
       for (std::size_t k = 0; k < g.bytes.gather.size(); ++k) {
         if (g.bytes.gather[k] <= 0) continue;
@@ -144,7 +144,7 @@ void GpuRun::fsdp_flows(std::size_t pos, const Op& op) {
       GradientReduction g{"fsdp-allgather", FlowKind::DataAllReduce, TagSpace::Fsdp,
                           fsdp_context(true, u.action.kind != Kind::F, static_cast<std::uint64_t>(u.action.stage),
                                        static_cast<std::uint64_t>(u.action.microbatch), u.number),
-                          data_parallel_group(job_.plan, m.gpu), job_.plan.placement.rank_in(m.gpu, "dp"),
+                          data_parallel_group(job_.plan, m.gpu), data_parallel_member(job_.plan, m.gpu),
                           u.bytes, 0, 1, fsdp_stream_};
       g.phases = RingPhases::AllGather;
       launched[i][k] = launch(m, g).second;

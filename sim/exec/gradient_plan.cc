@@ -32,7 +32,7 @@ void add_fsdp_reductions(std::vector<GradientReduction>& out, const JobPlan& pla
   const std::vector<int> group = data_parallel_group(plan, gpu);
   if (group.size() < 2) return;
   GradientReduction r{"fsdp-reducescatter", FlowKind::DataAllReduce, TagSpace::Fsdp, 0, group,
-                      plan.placement.rank_in(gpu, "dp"), 0, 0, 1, stream};
+                      data_parallel_member(plan, gpu), 0, 0, 1, stream};
   r.phases = RingPhases::ReduceScatter;
   r.stage = stage;
   const auto add = [&](std::size_t position, int microbatch) {
@@ -67,6 +67,7 @@ void add_fsdp_reductions(std::vector<GradientReduction>& out, const JobPlan& pla
 }  // namespace
 
 std::vector<int> data_parallel_group(const JobPlan& plan, int gpu) { return plan.placement.group(gpu, "dp"); }
+int data_parallel_member(const JobPlan& plan, int gpu) { return plan.placement.rank_in(gpu, "dp"); }
 
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank) {
   switch (order) {
