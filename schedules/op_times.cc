@@ -47,6 +47,17 @@ double OpTimes::tp_of(const Op& op) const {
   return first.tp_overlap ? cost.overlapped_extra(first.tp_rs_slowdown) : cost.serial();
 }
 
+double OpTimes::cp_of(const Op& op) const {
+  if (uniform_) return 0;
+  double seconds = 0;
+  for (int k = 0; k < op.size(); ++k) {
+    const CpStageComm& cp = stages_[op[k].stage].cp;
+    if (op[k].kind == Kind::F) seconds += cp.forward_extra();
+    if (op[k].kind == Kind::B || op[k].kind == Kind::I) seconds += cp.backward_extra();
+  }
+  return seconds;
+}
+
 double OpTimes::fsdp_of(const Op& op) const {
   if (uniform_) return 0;
   double seconds = 0;

@@ -34,6 +34,7 @@ void describe_layout(std::ostream& out, const input::OptionValues& v, const plat
   sim::ParallelSizes sizes{static_cast<int>(v.integer("tp")), v.given_int("pp").value_or(1),
                            static_cast<int>(v.integer("dp"))};
   sizes.ep = static_cast<int>(v.integer("ep"));
+  sizes.cp = static_cast<int>(v.integer("cp"));
   sizes.etp = v.given_int("etp").value_or(sizes.tp);
   const bool experts = v.has("ep") || v.has("etp");
   std::vector<sim::PlatformGpu> gpus;
@@ -66,6 +67,11 @@ int run_info(const input::OptionValues& v) {
     if (route.size() == 2 && route[0] != route[1] && facts.zones[facts.zone_of_netpoint.at(host)].routing == "None")
       throw InputError(fmt::format("--route {}: {} is in a zone routed None, which has no routes", host, host));
   }
+  // The layout's sizes mean something only to --layout: given without it, they would be ignored.
+  if (!v.flag("layout"))
+    for (const auto& [option, value] : v.given())
+      if (option->section == "parallel")
+        throw InputError(fmt::format("{}: lays out a job, which platform info shows with --layout", option->flag_name()));
   platform::describe_platform(std::cout, facts);
   if (v.flag("layout")) describe_layout(std::cout, v, facts);
   if (route.size() == 2) {

@@ -36,10 +36,11 @@ void print_table(std::ostream& out, const ScheduleRun& run) {
   out << fmt::format("schedule {}: pp {}, microbatches {}, chunks {}\n", s.name, s.ranks, s.microbatches, s.chunks);
   if (run.model) {
     const nlohmann::json& echo = run.model->echo;
-    out << fmt::format("model {} on {}: tp {}, dp {}; ops priced by the compute model of {}, messages and "
+    out << fmt::format("model {} on {}: tp {}, dp {}{}; ops priced by the compute model of {}, messages and "
                        "collectives by the platform's routes (α-β)\n",
                        echo["model"].get<std::string>(), echo["platform"].get<std::string>(), echo["tp"].get<int>(),
-                       echo["dp"].get<int>(), compute_name(echo["compute"]));
+                       echo["dp"].get<int>(), echo.contains("cp") ? fmt::format(", cp {}", echo["cp"].get<int>()) : "",
+                       compute_name(echo["compute"]));
     out << fmt::format("step time {} s: the contention-free estimate (no two flows share a link; pipegrid simulate "
                        "times contention)\n",
                        format_number(run.model->step_time));

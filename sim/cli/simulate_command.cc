@@ -42,9 +42,9 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   const sim::ParallelSizes& sizes = in.placement.sizes();
   // The platform as echoed: its file, or the platform gen command of a generated one.
   const std::string platform = run.echo["platform"].get<std::string>();
-  out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}), {} micro-batches, chunks {}\n", in.schedule.name,
-                     platform, sizes.gpus(), sizes.tp, sizes.pp, sizes.dp, in.schedule.microbatches,
-                     in.schedule.chunks);
+  out << fmt::format("{} on {}: {} GPUs (tp {}, pp {}, dp {}{}), {} micro-batches, chunks {}\n", in.schedule.name,
+                     platform, sizes.gpus(), sizes.tp, sizes.pp, sizes.dp,
+                     sizes.cp > 1 ? fmt::format(", cp {}", sizes.cp) : "", in.schedule.microbatches, in.schedule.chunks);
   out << fmt::format("makespan {} s, bubble fraction {:.4f}", format_number(result.makespan), result.bubble_fraction);
   if (summary.contains("tflops_per_gpu"))
     out << fmt::format(", {:.1f} TFLOP/s per GPU, MFU {:.3f}", summary["tflops_per_gpu"].get<double>(),
@@ -53,13 +53,16 @@ void print_table(std::ostream& out, const run::ResolvedRun& run, const sim::Simu
   if (summary.contains("compute_breakdown")) print_compute(out, summary["compute_breakdown"]);
   out << '\n';
   const bool moe = in.costs.routing().enabled();
+  const bool cp = sizes.cp > 1;  // its column only then, so other runs print as they did
   out << fmt::format("{:>5} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}", "rank", "stages", "busy", "idle",
                      "p2p exposed", "tp exposed", "dp exposed");
+  if (cp) out << fmt::format(" {:>12}", "cp exposed");
   out << (moe ? fmt::format(" {:>12} {:>12} {:>8}\n", "a2a exposed", "a2a hidden", "overlap") : std::string("\n"));
   for (const auto& r : output::summarize_ranks(result, in.schedule)) {
     out << fmt::format("{:>5} {:>10} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g} {:>12.6g}", r.rank,
                        fmt::format("{}", fmt::join(r.stages, ",")), r.busy, r.idle, r.p2p_exposed, r.tp_exposed,
                        r.dp_exposed);
+    if (cp) out << fmt::format(" {:>12.6g}", r.cp_exposed);
     out << (moe ? fmt::format(" {:>12.6g} {:>12.6g} {:>8.3f}\n", r.a2a_exposed, r.a2a_hidden, r.a2a_overlap())
                 : std::string("\n"));
   }

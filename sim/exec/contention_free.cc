@@ -6,6 +6,7 @@
 #include <xbt/config.hpp>
 
 #include "common/input_error.h"
+#include "sim/exec/cp_comm.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job.h"
 #include "sim/exec/network_setup.h"
@@ -27,8 +28,9 @@ void check_priceable(const SimulationInput& input) {
     throw InputError("the contention-free engine does not time mixture-of-experts all-to-alls; run pipegrid simulate");
   if (o.optimizer_sync == OptimizerSync::PostValidation)
     throw InputError("--optimizer-sync post-validation: the contention-free engine times the all-reduce check or none");
-  if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow)
-    throw InputError("the contention-free engine prices TP and DP collectives analytically (--tp-comm/--dp-comm analytic)");
+  if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow || o.cp_comm == CommFidelity::Flow)
+    throw InputError("the contention-free engine prices TP, CP and DP communication analytically "
+                     "(--tp-comm/--cp-comm/--dp-comm analytic)");
   if (!input.speed_profiled_hosts.empty())
     throw InputError("the contention-free engine takes each GPU at its declared speed; the platform varies it over time");
   if (o.steps != 1) throw InputError("the contention-free engine times one step");
@@ -43,6 +45,8 @@ class Pricer {
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
   }
 
+  // A replica is one pipeline: data-parallel replica d·cp + context-parallel rank c (placement.h
+  // replica_of); `d` below is that index.
   PricedReplica replica(int d) {
     const Schedule& s = input_.schedule;
     PricedReplica out;
@@ -52,7 +56,10 @@ class Pricer {
       const StageWork& work = input_.costs.stage(stage);
       double speed = hosts_[gpu(0, d, rank)]->get_speed();
       for (int t = 1; t < tp(); ++t) speed = std::min(speed, hosts_[gpu(t, d, rank)]->get_speed());
-      StageOpTimes op{work.f_flops / speed, work.i_flops / speed, work.w_flops / speed, 0, 0, 0};
+      StageOpTimes op;
+      op.f = work.f_flops / speed;
+      op.i = work.i_flops / speed;
+      op.w = work.w_flops / speed;
       if (tp() > 1 && input_.options.tp_comm == CommFidelity::Analytic) {
         op.tp_forward = work.tp_allreduces_forward;
         op.tp_backward = work.tp_allreduces_backward;
@@ -67,6 +74,8 @@ class Pricer {
         op.i_tp_gemm = work.i_tp_gemm_flops / speed;
         op.w_tp_gemm = work.w_tp_gemm_flops / speed;
       }
+      if (input_.options.cp_comm == CommFidelity::Analytic)
+        op.cp = cp_stage_comm(network_, input_.placement, work, tp_group(d, rank), speed, input_.options.cp_all_to_all);
       if (input_.options.fsdp != FsdpGathers::None && input_.options.dp_comm == CommFidelity::Analytic)
         price_fsdp(op, d, stage);
       stages.push_back(op);
@@ -85,7 +94,7 @@ class Pricer {
     double latency = 0;
     int members = 0;
     for (int g = 0; g < placement.num_gpus(); ++g) {
-      if (!whole_job && placement.coordinates(g).dp != d) continue;
+      if (!whole_job && placement.replica_of(g) != d) continue;
       ++members;
       if (g != first) latency = std::max(latency, network_.routes().effective_latency(g, first));
     }
@@ -95,7 +104,10 @@ class Pricer {
 
  private:
   int tp() const { return input_.placement.sizes().tp; }
-  int gpu(int t, int d, int rank) const { return input_.placement.gpu({t, d, rank}); }
+  int gpu(int t, int d, int rank) const {
+    const int cp = input_.placement.sizes().cp;
+    return input_.placement.gpu({t, d / cp, rank, d % cp});
+  }
   std::vector<int> tp_group(int d, int rank) const {
     std::vector<int> group;
     for (int t = 0; t < tp(); ++t) group.push_back(gpu(t, d, rank));
@@ -108,7 +120,7 @@ class Pricer {
     const StageWork& work = input_.costs.stage(stage);
     FsdpUnits units{0, 0, work.fsdp_blocks};
     for (int t = 0; t < tp(); ++t) {
-      const std::vector<int> group = data_parallel_group(plan_, gpu(t, d, input_.schedule.rank_of(stage)));
+      const std::vector<int> group = plan_.placement.gradient_group(gpu(t, d, input_.schedule.rank_of(stage)));
       units.root = std::max(units.root, ring_allreduce_seconds(network_, group, work.fsdp_root_parameter_bytes, RingPhases::AllGather));
       units.block = std::max(units.block, ring_allreduce_seconds(network_, group, work.fsdp_block_parameter_bytes, RingPhases::AllGather));
     }
@@ -189,7 +201,7 @@ ContentionFree contention_free_step(const SimulationInput& input) {
 
   Pricer pricer(input, network, hosts);
   ContentionFree out;
-  const int dp = input.placement.sizes().dp;
+  const int dp = input.placement.sizes().dp * input.placement.sizes().cp;  // replicas: d·cp pipelines
   for (int d = 0; d < dp; ++d) out.job.replicas.push_back(pricer.replica(d));
   if (input.options.optimizer_sync == OptimizerSync::None) {
     out.job.check = PricedJob::Check::None;

@@ -80,6 +80,10 @@ struct ExecOptions {
   /// reduce-scatter runs SMs / (SMs − --tp-comm-overlap-sms) slower.
   bool tp_comm_overlap = false;
   double tp_overlap_rs_slowdown = 1;
+  /// Context parallelism's KV sends (the ring) or all-to-alls (Ulysses): analytic by default like the
+  /// TP collectives they sit beside in every layer (schedules/cp_op_cost.h).
+  CommFidelity cp_comm = CommFidelity::Analytic;
+  bool cp_all_to_all = false;
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
   EpFlows ep_flows = EpFlows::DeepEp;          // their flows, when they run as flows (expert_flows.h)

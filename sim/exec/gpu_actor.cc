@@ -119,9 +119,10 @@ void GpuRun::optimizer() {
   const double start = waiting();
   if (job_.plan.options.optimizer_sync == OptimizerSync::AllReduce) {
     const Member& any = members_.front();
-    const int group = job_.plan.options.sync_whole_job ? 0 : any.at.dp;
+    // A replica is one pipeline of data- and context-parallel coordinates (placement.h replica_of).
+    const int group = job_.plan.options.sync_whole_job ? 0 : job_.plan.placement.replica_of(any.gpu);
     const int members = job_.plan.options.sync_whole_job ? job_.plan.placement.num_gpus() : job_.plan.placement.sizes().tp * p;
-    const int first = job_.plan.options.sync_whole_job ? 0 : job_.plan.placement.gpu({0, any.at.dp, 0});
+    const int first = job_.plan.options.sync_whole_job ? 0 : job_.plan.placement.gpu({0, any.at.dp, 0, any.at.cp});
     std::vector<double> latencies;
     for (const Member& m : members_)
       latencies.push_back(first == m.gpu ? 0 : job_.network.routes().effective_latency(m.gpu, first));

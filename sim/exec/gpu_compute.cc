@@ -41,7 +41,7 @@ double GpuRun::tp_allreduce_seconds(double bytes) {
 
 std::vector<int> GpuRun::tp_group(const Member& m) const {
   std::vector<int> group(job_.plan.placement.sizes().tp);
-  for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.plan.placement.gpu({t, m.at.dp, m.at.pp});
+  for (int t = 0; t < static_cast<int>(group.size()); ++t) group[t] = job_.plan.placement.gpu({t, m.at.dp, m.at.pp, m.at.cp});
   return group;
 }
 
@@ -108,7 +108,15 @@ void GpuRun::compute(std::size_t pos, const Op& op, double given_flops) {
     moe_->run(pos, op);
     return;
   }
-  const double flops = given_flops >= 0 ? given_flops : job_.plan.costs.flops(op);
+  // The ring's attention runs with its sends, as flows (gpu_cp.cc); ZeRO-3's flows give a unit's
+  // share, already without it (gpu_fsdp.cc).
+  const double flops =
+      given_flops >= 0 ? given_flops : job_.plan.costs.flops(op) - (cp_ring_flows() ? cp_ring_flops(op) : 0);
+  compute_with_tp(pos, op, flops);
+  run_cp(pos, op);
+}
+
+void GpuRun::compute_with_tp(std::size_t pos, const Op& op, double flops) {
   const TpCollectives calls =
       job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
   const double bytes = job_.plan.costs.tp_allreduce_bytes(op);

@@ -31,7 +31,7 @@ const FsdpUnits& GpuRun::fsdp_seconds(int stage) {
     const StageWork& work = job_.plan.costs.stage(stage);
     units = FsdpUnits{0, 0, work.fsdp_blocks};
     for (const Member& m : members_) {
-      const std::vector<int> group = data_parallel_group(job_.plan, m.gpu);
+      const std::vector<int> group = job_.plan.placement.gradient_group(m.gpu);
       units->root = std::max(units->root,
                              ring_allreduce_seconds(job_.network, group, work.fsdp_root_parameter_bytes, RingPhases::AllGather));
       units->block = std::max(units->block,
@@ -89,8 +89,8 @@ void GpuRun::fsdp_analytic(std::size_t pos, const Op& op) {
     for (Member& m : members_) m.account->dp_exposed += exposed;
   }
   for (Member& m : members_) {
-    const std::vector<int> group = data_parallel_group(job_.plan, m.gpu);
-    const int member = data_parallel_member(job_.plan, m.gpu);
+    const std::vector<int> group = job_.plan.placement.gradient_group(m.gpu);
+    const int member = job_.plan.placement.rank_in_gradient_group(m.gpu);
     for (const Gathered& g : gathered)
       for (std::size_t k = 0; k < g.bytes.gather.size(); ++k) {
         if (g.bytes.gather[k] <= 0) continue;
@@ -115,7 +115,8 @@ void GpuRun::fsdp_flows(std::size_t pos, const Op& op) {
   std::vector<Unit> units;
   for (int i = 0; i < op.size(); ++i) {
     const Action& a = op[i];
-    const double flops = job_.plan.costs.flops(a);
+    // Without the attention the CP ring's flows run after the op (compute() → run_cp).
+    const double flops = job_.plan.costs.flops(a) - (cp_ring_flows() ? cp_ring_flops(a) : 0);
     if (!pipegrid::fsdp_gathers(mode, a, job_.plan.first_forward[static_cast<std::size_t>(a.stage)])) {
       units.push_back({a, 0, 0, flops});
       continue;
@@ -144,7 +145,7 @@ void GpuRun::fsdp_flows(std::size_t pos, const Op& op) {
       GradientReduction g{"fsdp-allgather", FlowKind::DataAllReduce, TagSpace::Fsdp,
                           fsdp_context(true, u.action.kind != Kind::F, static_cast<std::uint64_t>(u.action.stage),
                                        static_cast<std::uint64_t>(u.action.microbatch), u.number),
-                          data_parallel_group(job_.plan, m.gpu), data_parallel_member(job_.plan, m.gpu),
+                          job_.plan.placement.gradient_group(m.gpu), job_.plan.placement.rank_in_gradient_group(m.gpu),
                           u.bytes, 0, 1, fsdp_stream_};
       g.phases = RingPhases::AllGather;
       launched[i][k] = launch(m, g).second;

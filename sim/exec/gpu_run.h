@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "schedules/cp_op_cost.h"
 #include "sim/network/collectives.h"
 #include "sim/exec/comm_stream.h"
 #include "sim/exec/gradient_plan.h"
@@ -69,7 +70,7 @@ class GpuRun {
   void validate_previous_step();
   double waiting();
   // gpu_p2p.cc: messages between pipeline ranks.
-  int gpu_of_rank(const Member& m, int rank) const { return job_.plan.placement.gpu({m.at.tp, m.at.dp, rank}); }
+  int gpu_of_rank(const Member& m, int rank) const { return job_.plan.placement.gpu({m.at.tp, m.at.dp, rank, m.at.cp}); }
   void run_batch(std::size_t index, const CommBatch& batch);
   void receive_inputs(const Op& op);
   void wait_late_sends();
@@ -87,6 +88,14 @@ class GpuRun {
   void run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes);
   void run_tp_ring(std::size_t pos, int k, const std::vector<int>& group, Member& me, RingPhases phase, double bytes);
   std::vector<int> tp_group(const Member& m) const;
+  void compute_with_tp(std::size_t pos, const Op& op, double flops);
+  // gpu_cp.cc: context parallelism's sends or all-to-alls after the op's compute.
+  void run_cp(std::size_t pos, const Op& op);
+  void run_cp_flows(std::size_t pos, const Op& op);
+  const CpStageComm& cp_stage(int stage);
+  bool cp_ring_flows() const;
+  double cp_ring_flops(const Op& op) const;
+  double cp_ring_flops(const Action& a) const;  // what the ring's flows run of one action
   // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
   void launch_ready(std::size_t pos);
   void launch_next();
@@ -112,6 +121,7 @@ class GpuRun {
   std::size_t fsdp_stream_ = 0;     // ZeRO-3's all-gathers: a stream after the plan's
   std::vector<std::optional<FsdpUnits>> fsdp_seconds_;  // per stage, found at its first use
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
+  std::vector<std::optional<CpStageComm>> cp_stages_;  // per virtual stage, priced at its first op
   int step_ = 0;                       // the training step being run
   // run_batch's working lists, kept from batch to batch (allocating them per batch showed in perf's
   // profile of a large run): per member its waits, one round of waits, the spans.

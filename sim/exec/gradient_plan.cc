@@ -21,18 +21,19 @@ std::size_t last_backward(const std::vector<Op>& program, int stage) {
   return last;
 }
 
-// ZeRO-3: each unit's gradients reduce-scattered over the data-parallel group (FSDP2's post-backward),
-// in the backward's order — blocks L…1, then the root. Without a pipeline after every micro-batch's
+// ZeRO-3: each unit's gradients reduce-scattered over the gradient group (FSDP2's post-backward; d·cp
+// GPUs with context parallelism, as torchtitan's dp_shard × cp mesh shards), in the backward's order
+// — blocks L…1, then the root. Without a pipeline after every micro-batch's
 // backward (torchtitan syncs every micro-batch), a block's as its share of the op's compute ends
 // (fsdp_op_cost.h shares it evenly); with one, torch.distributed.pipelining's stage runs post_backward
 // once, after the stage's last backward (backward_maybe_with_nosync): all at that op's end.
 void add_fsdp_reductions(std::vector<GradientReduction>& out, const JobPlan& plan, const std::vector<Op>& program,
                          int stage, int gpu, std::size_t stream) {
   const StageWork& work = plan.costs.stage(stage);
-  const std::vector<int> group = data_parallel_group(plan, gpu);
+  const std::vector<int> group = plan.placement.gradient_group(gpu);
   if (group.size() < 2) return;
   GradientReduction r{"fsdp-reducescatter", FlowKind::DataAllReduce, TagSpace::Fsdp, 0, group,
-                      data_parallel_member(plan, gpu), 0, 0, 1, stream};
+                      plan.placement.rank_in_gradient_group(gpu), 0, 0, 1, stream};
   r.phases = RingPhases::ReduceScatter;
   r.stage = stage;
   const auto add = [&](std::size_t position, int microbatch) {
@@ -66,9 +67,6 @@ void add_fsdp_reductions(std::vector<GradientReduction>& out, const JobPlan& pla
 
 }  // namespace
 
-std::vector<int> data_parallel_group(const JobPlan& plan, int gpu) { return plan.placement.group(gpu, "dp"); }
-int data_parallel_member(const JobPlan& plan, int gpu) { return plan.placement.rank_in(gpu, "dp"); }
-
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank) {
   switch (order) {
     case GradSyncOrder::Megatron: return false;
@@ -83,7 +81,6 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
   const Schedule& s = plan.schedule;
   const GpuCoordinates at = plan.placement.coordinates(gpu);
   const auto& program = s.programs[at.pp];
-  const int dp = plan.placement.sizes().dp;
   const std::size_t end = program.size();
   std::vector<GradientReduction> reductions;
 
@@ -109,9 +106,10 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
       if (s.layout.model_stage[other] == s.layout.model_stage[stage]) ranks.push_back(s.rank_of(other));
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    // Per rank holding it, the gradient group (placement.h: d·cp GPUs with context parallelism).
     std::vector<int> ring;
     for (int rank : ranks)
-      for (int d = 0; d < dp; ++d) ring.push_back(plan.placement.gpu({at.tp, d, rank}));
+      for (int g : plan.placement.gradient_group(plan.placement.gpu({at.tp, 0, rank, 0}))) ring.push_back(g);
     if (ring.size() < 2 || bytes <= 0) continue;
     const int member = static_cast<int>(std::find(ring.begin(), ring.end(), gpu) - ring.begin());
     const std::uint64_t model_stage = static_cast<std::uint64_t>(s.layout.model_stage[stage]);
@@ -177,7 +175,7 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
   if (first != last && (at.pp == first || at.pp == last) && embedding_bytes > 0) {
     const bool embedding_first = embedding_goes_first(plan.options.grad_sync_order, at, first);
     reductions.push_back({"embedding-allreduce", FlowKind::EmbeddingAllReduce, TagSpace::Embedding, 0,
-                    {plan.placement.gpu({at.tp, at.dp, first}), plan.placement.gpu({at.tp, at.dp, last})},
+                    {plan.placement.gpu({at.tp, at.dp, first, at.cp}), plan.placement.gpu({at.tp, at.dp, last, at.cp})},
                     at.pp == first ? 0 : 1, embedding_bytes, end, 1, stream({-1'000'001}), !embedding_first});
     // The other way round, what is left of the data-parallel reduction at the step's end waits for
     // the embeddings (the buckets the backward already issued are on their way whatever the order).

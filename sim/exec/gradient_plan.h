@@ -45,12 +45,6 @@ struct GradientReduction {
   int stage = -1;
 };
 
-/// The data-parallel group of `gpu`: the GPUs its gradients are reduced over and, with ZeRO, its
-/// optimizer state, gradients and (ZeRO-3) parameters sharded over — its replicas, in ring order.
-std::vector<int> data_parallel_group(const JobPlan& plan, int gpu);
-/// `gpu`'s index in data_parallel_group(plan, gpu).
-int data_parallel_member(const JobPlan& plan, int gpu);
-
 /// Whether the GPU at `at` all-reduces its tied embeddings before its data-parallel gradients at the
 /// step's end (`first_rank`: the pipeline rank of the first stage).
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank);

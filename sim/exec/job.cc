@@ -46,7 +46,7 @@ JobRecord::JobRecord(int gpus, Network& network)
     : accounts(gpus), collectives(gpus), collective_spans(2 * static_cast<std::size_t>(gpus)) {
   network.on_flow_end([this](const FlowInfo& flow, double start, double end) {
     if (flow.kind == FlowKind::PipelineP2p || flow.kind == FlowKind::ExpertAllToAll ||
-        flow.kind == FlowKind::OptimizerCheck)
+        flow.kind == FlowKind::OptimizerCheck || flow.kind == FlowKind::ContextParallel)
       return;
     for (int gpu : {flow.src_gpu, flow.dst_gpu})
       if (gpu >= 0 && 2 * gpu + 1 < static_cast<int>(collective_spans.size()))

@@ -43,6 +43,13 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
     w.f_tp_gemm_flops = cw.tp_gemms.forward;
     w.i_tp_gemm_flops = cw.tp_gemms.backward_input;
     w.w_tp_gemm_flops = cw.tp_gemms.backward_weight;
+    w.cp_forward_layers = c.cp_forward_layers;
+    w.cp_backward_layers = c.cp_backward_layers;
+    w.cp_recomputed_layers = c.cp_recomputed_layers;
+    w.cp_kv_bytes = static_cast<double>(c.cp_kv_bytes);
+    w.cp_q_bytes = static_cast<double>(c.cp_q_bytes);
+    w.f_attention_flops = cw.attention_core.forward;
+    w.i_attention_flops = cw.attention_core.backward_input;
     w.gradient_bytes = static_cast<double>(c.dp_gradient_bytes);
     w.parameter_bytes = static_cast<double>(c.dp_parameter_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
@@ -90,6 +97,8 @@ void JobCosts::scale_stages(const std::map<int, double>& factors) {
     work.f_tp_gemm_flops *= factor;
     work.i_tp_gemm_flops *= factor;
     work.w_tp_gemm_flops *= factor;
+    work.f_attention_flops *= factor;
+    work.i_attention_flops *= factor;
   }
 }
 

@@ -54,6 +54,12 @@ struct StageWork {
   double f_tp_gemm_flops = 0;
   double i_tp_gemm_flops = 0;
   double w_tp_gemm_flops = 0;
+  // Context parallelism (model::StageCost's cp_ fields): the layers whose attention runs with it, K
+  // and V's bytes and Q's on the GPU, and the attention core's FLOPs in F and I that the ring's
+  // sends overlap with, a step at a time.
+  int cp_forward_layers = 0, cp_backward_layers = 0, cp_recomputed_layers = 0;
+  double cp_kv_bytes = 0, cp_q_bytes = 0;
+  double f_attention_flops = 0, i_attention_flops = 0;
   double gradient_bytes = 0;            // this stage's share of the data-parallel all-reduce
   double parameter_bytes = 0;           // its parameters (bf16), all-gathered by the distributed optimizer
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage

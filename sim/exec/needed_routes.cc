@@ -107,31 +107,45 @@ Needs collect(const SimulationInput& input) {
     const int a = s.rank_of(stage), b = s.rank_of(next);
     const std::string why = fmt::format("pipeline transfers between pp ranks {} and {}", a, b);
     for (int d = 0; d < sizes.dp; ++d)
-      for (int t = 0; t < sizes.tp; ++t) {
-        needs.add(placement.gpu({t, d, a}), placement.gpu({t, d, b}), why);
-        needs.add(placement.gpu({t, d, b}), placement.gpu({t, d, a}), why);
-      }
+      for (int c = 0; c < sizes.cp; ++c)
+        for (int t = 0; t < sizes.tp; ++t) {
+          needs.add(placement.gpu({t, d, a, c}), placement.gpu({t, d, b, c}), why);
+          needs.add(placement.gpu({t, d, b, c}), placement.gpu({t, d, a, c}), why);
+        }
   }
-  bool tp_allreduces = false, gradients = false, expert_gradients = false, embedding = false;
+  bool tp_allreduces = false, gradients = false, expert_gradients = false, embedding = false, cp_messages = false;
   for (int stage = 0; stage < costs.num_stages(); ++stage) {
     const StageWork& w = costs.stage(stage);
     tp_allreduces |= w.tp_allreduces_forward + w.tp_allreduces_backward + w.tp_reduce_scatters_forward +
                          w.tp_reduce_scatters_backward + w.tp_all_gathers_forward + w.tp_all_gathers_backward > 0;
     gradients |= w.gradient_bytes > 0;
+    cp_messages |= sizes.cp > 1 && w.cp_forward_layers + w.cp_backward_layers > 0;
     expert_gradients |= w.expert_gradient_bytes > 0;
     embedding |= w.embedding_gradient_bytes > 0;
   }
   for (int r = 0; r < sizes.pp; ++r) {
     if (tp_allreduces && input.options.tp_comm != CommFidelity::Off)
-      for (int d = 0; d < sizes.dp; ++d) {
-        std::vector<int> group;
-        for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
-        needs.ring(group, fmt::format("the tensor-parallel collectives of pp rank {}", r));
+      for (int d = 0; d < sizes.dp; ++d)
+        for (int c = 0; c < sizes.cp; ++c) {
+          std::vector<int> group;
+          for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r, c}));
+          needs.ring(group, fmt::format("the tensor-parallel collectives of pp rank {}", r));
+        }
+    if (cp_messages && input.options.cp_comm != CommFidelity::Off)
+      for (int g : first_members(placement, r, "cp")) {
+        // The ring's sends go to the next CP rank; Ulysses' all-to-alls between every pair.
+        const std::vector<int> group = placement.group(g, "cp");
+        const std::string why = fmt::format("the context-parallel attention of pp rank {}", r);
+        if (!input.options.cp_all_to_all) {
+          needs.ring(group, why);
+          continue;
+        }
+        for (int i : group)
+          for (int j : group) needs.add(i, j, why);
       }
     if (input.options.dp_comm == CommFidelity::Off) continue;
     for (int t = 0; t < sizes.tp; ++t) {
-      std::vector<int> replicas;
-      for (int d = 0; d < sizes.dp; ++d) replicas.push_back(placement.gpu({t, d, r}));
+      const std::vector<int> replicas = placement.gradient_group(placement.gpu({t, 0, r, 0}));
       if (gradients) needs.ring(replicas, fmt::format("the data-parallel all-reduce of pp rank {}", r));
     }
     if (expert_gradients && costs.routing().ep > 0)
@@ -145,15 +159,17 @@ Needs collect(const SimulationInput& input) {
       for (int other = stage + 1; other < s.num_stages(); ++other)
         if (s.layout.model_stage[other] == s.layout.model_stage[stage] && s.rank_of(other) != s.rank_of(stage))
           for (int d = 0; d < sizes.dp; ++d)
-            for (int t = 0; t < sizes.tp; ++t)
-              needs.ring({placement.gpu({t, d, std::min(s.rank_of(stage), s.rank_of(other))}),
-                          placement.gpu({t, d, std::max(s.rank_of(stage), s.rank_of(other))})},
-                         fmt::format("the gradient sum of model stage {}'s two copies", s.layout.model_stage[stage]));
+            for (int c = 0; c < sizes.cp; ++c)
+              for (int t = 0; t < sizes.tp; ++t)
+                needs.ring({placement.gpu({t, d, std::min(s.rank_of(stage), s.rank_of(other)), c}),
+                            placement.gpu({t, d, std::max(s.rank_of(stage), s.rank_of(other)), c})},
+                           fmt::format("the gradient sum of model stage {}'s two copies", s.layout.model_stage[stage]));
     const int first = s.rank_of(0), last = s.rank_of(s.num_stages() - 1);
     if (embedding && first != last)
       for (int d = 0; d < sizes.dp; ++d)
-        for (int t = 0; t < sizes.tp; ++t)
-          needs.ring({placement.gpu({t, d, first}), placement.gpu({t, d, last})}, "the tied-embedding all-reduce");
+        for (int c = 0; c < sizes.cp; ++c)
+          for (int t = 0; t < sizes.tp; ++t)
+            needs.ring({placement.gpu({t, d, first, c}), placement.gpu({t, d, last, c})}, "the tied-embedding all-reduce");
   }
   const ExpertRouting& routing = costs.routing();
   std::vector<int> node_of_gpu;

@@ -32,10 +32,12 @@ Placement::Placement(const ParallelSizes& sizes, const std::string& order, const
     if (value < 1) throw InputError(fmt::format("{} {}: must be at least 1", flag, value));
   // In doubles (exact below 2^53): t·c·p·d may exceed an int (--tp 65536 --dp 65536), which gpus() counts in.
   const double needed = static_cast<double>(sizes.tp) * sizes.cp * sizes.pp * sizes.dp;
+  if (needed > static_cast<double>(gpus.size()) && sizes.cp > 1)
+    throw InputError(fmt::format("--tp {} --pp {} --dp {} --cp {}: tp·cp·dp·pp = {} GPUs, the platform has {}", sizes.tp,
+                                 sizes.pp, sizes.dp, sizes.cp, format_number(needed), gpus.size()));
   if (needed > static_cast<double>(gpus.size()))
-    throw InputError(fmt::format("--tp {} --pp {} --dp {}{}: needs {} GPUs, the platform has {}", sizes.tp, sizes.pp,
-                                 sizes.dp, sizes.cp > 1 ? fmt::format(" --cp {}", sizes.cp) : "", format_number(needed),
-                                 gpus.size()));
+    throw InputError(fmt::format("--tp {} --pp {} --dp {}: needs {} GPUs, the platform has {}", sizes.tp, sizes.pp,
+                                 sizes.dp, format_number(needed), gpus.size()));
   std::vector<std::string> dims;
   if (const std::string rule = model::parse_rank_order(order, dims); !rule.empty())
     throw InputError(fmt::format("--placement {}: {}", order, rule));
@@ -96,6 +98,11 @@ std::vector<int> Placement::group(int gpu, std::string_view kind) const {
   if (kind == "ep") return expert_layout_.group(gpu, {"ep"});
   if (kind == "edp") return expert_layout_.group(gpu, {"dp"});
   return layout_.group(gpu, {kind});
+}
+
+int Placement::rank_in_gradient_group(int gpu) const {
+  const std::vector<int> group = gradient_group(gpu);
+  return static_cast<int>(std::find(group.begin(), group.end(), gpu) - group.begin());
 }
 
 int Placement::rank_in(int gpu, std::string_view kind) const {

@@ -70,6 +70,16 @@ class Placement {
   const GpuCoordinates& coordinates(int gpu) const { return coordinates_[gpu]; }
   /// The GPUs of `gpu`'s group of `kind` (one of kGroupKinds), ordered by their coordinate in it.
   std::vector<int> group(int gpu, std::string_view kind) const;
+  /// The GPUs `gpu`'s gradients are reduced with (and the distributed optimizer shards over):
+  /// Megatron-Core's data-parallel group with context parallelism (parallel_state
+  /// get_data_parallel_group(with_context_parallel=True)), its d·cp GPUs of the same tp and pp
+  /// coordinates, in rank order. One function for every gradient and parameter collective.
+  std::vector<int> gradient_group(int gpu) const { return layout_.group(gpu, {"cp", "dp"}); }
+  /// `gpu`'s index in gradient_group(gpu).
+  int rank_in_gradient_group(int gpu) const;
+  /// `gpu`'s context-parallel and data-parallel coordinates as one replica index, d·cp + c: the
+  /// pipelines that run the same program side by side.
+  int replica_of(int gpu) const { return coordinates_[gpu].dp * sizes_.cp + coordinates_[gpu].cp; }
   /// `gpu`'s coordinate in its group of `kind`: its index in group(gpu, kind).
   int rank_in(int gpu, std::string_view kind) const;
   const model::RankLayout& layout() const { return layout_; }

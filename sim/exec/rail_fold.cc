@@ -46,30 +46,31 @@ void find_analytic_mirrors(const SimulationInput& input, Network& network,
     return static_cast<std::size_t>(link) < crossings.size() && crossings[link] == 1 && fold.mirror_of[link] == -1;
   };
   for (int r = 0; r < sizes.pp; ++r)
-    for (int d = 0; d < sizes.dp; ++d) {
-      std::vector<int> group;
-      for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r}));
-      const int n = static_cast<int>(group.size());
-      // Each member's hop goes to the next member, as analytic_ring_hops gives it to gpu_compute.
-      bool one_ring = true;
-      for (int k = 0; k < n && one_ring; ++k) {
-        const AnalyticRingHops hops = analytic_ring_hops(network, group, k, RingPhases::AllReduce);
-        one_ring = !hops.split && hops.next.size() == 1 && hops.next[0] == group[(k + 1) % n];
+    for (int d = 0; d < sizes.dp; ++d)
+      for (int c = 0; c < sizes.cp; ++c) {
+        std::vector<int> group;
+        for (int t = 0; t < sizes.tp; ++t) group.push_back(placement.gpu({t, d, r, c}));
+        const int n = static_cast<int>(group.size());
+        // Each member's hop goes to the next member, as analytic_ring_hops gives it to gpu_compute.
+        bool one_ring = true;
+        for (int k = 0; k < n && one_ring; ++k) {
+          const AnalyticRingHops hops = analytic_ring_hops(network, group, k, RingPhases::AllReduce);
+          one_ring = !hops.split && hops.next.size() == 1 && hops.next[0] == group[(k + 1) % n];
+        }
+        if (!one_ring) continue;
+        const std::vector<int> hop0 = network.routes().route(group[0], group[1]);
+        for (int k = 1; k < n; ++k) {
+          const std::vector<int>& hop = network.routes().route(group[k], group[(k + 1) % n]);
+          if (hop.size() != hop0.size()) continue;
+          bool mirrored = false;
+          for (std::size_t i = 0; i < hop.size(); ++i)
+            if (hop[i] != hop0[i] && alone(hop[i]) && alone(hop0[i]) && alike(links[hop[i]].link, links[hop0[i]].link)) {
+              fold.analytic_mirror_of[hop[i]] = hop0[i];
+              mirrored = true;
+            }
+          if (mirrored) fold.analytic_hops.push_back({group[k], group[(k + 1) % n], group[0], group[1]});
+        }
       }
-      if (!one_ring) continue;
-      const std::vector<int> hop0 = network.routes().route(group[0], group[1]);
-      for (int k = 1; k < n; ++k) {
-        const std::vector<int>& hop = network.routes().route(group[k], group[(k + 1) % n]);
-        if (hop.size() != hop0.size()) continue;
-        bool mirrored = false;
-        for (std::size_t i = 0; i < hop.size(); ++i)
-          if (hop[i] != hop0[i] && alone(hop[i]) && alone(hop0[i]) && alike(links[hop[i]].link, links[hop0[i]].link)) {
-            fold.analytic_mirror_of[hop[i]] = hop0[i];
-            mirrored = true;
-          }
-        if (mirrored) fold.analytic_hops.push_back({group[k], group[(k + 1) % n], group[0], group[1]});
-      }
-    }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ std::string what(const JobPlan& plan, const FlowInfo& flow) {
     case FlowKind::StageCopyAllReduce: return "its part of the sum of a stage's two copies";
     case FlowKind::ExpertAllToAll: return "its part of an expert all-to-all";
     case FlowKind::OptimizerCheck: return "the optimizer's post-validation check";
+    case FlowKind::ContextParallel: return "its part of the context-parallel attention";
   }
   return "?";
 }

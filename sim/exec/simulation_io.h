@@ -67,6 +67,7 @@ struct GpuAccount {
   double busy = 0;
   double p2p_exposed = 0;
   double tp_exposed = 0;
+  double cp_exposed = 0;  // context parallelism's KV sends or all-to-alls beyond the attention they overlap
   double dp_exposed = 0;  // data-parallel and tied-embedding gradient all-reduces
   double a2a_exposed = 0;  // MoE all-to-all time the GPU waited for
   double a2a_hidden = 0;   // MoE all-to-all time under the other chunk's compute (overlapped pairs)
@@ -79,7 +80,7 @@ struct GpuAccount {
   bool computing = false;                 // in the compute of the op at `position` (a failure report)
   std::vector<double> step_ends;          // when each training step's optimizer update ended
   double sync_wait = 0;  // waiting for the optimizer's check (the barrier, or post-validation's chain): idle
-  double exposed() const { return p2p_exposed + tp_exposed + dp_exposed + a2a_exposed; }
+  double exposed() const { return p2p_exposed + tp_exposed + cp_exposed + dp_exposed + a2a_exposed; }
 };
 
 /// Per link, what the run put through it (link_report.h).

@@ -13,7 +13,8 @@ enum class TagSpace : std::uint64_t {
   StageCopies = 4,
   Expert = 5,
   Validation = 6,  // the optimizer's post-validation chain
-  Fsdp = 7,        // ZeRO-3's all-gathers and reduce-scatters
+  Context = 7,     // context parallelism's KV sends and all-to-alls
+  Fsdp = 8,        // ZeRO-3's all-gathers and reduce-scatters
 };
 
 /// At most this many training steps per run: tags keep the step in 8 bits.
@@ -59,6 +60,12 @@ constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step, std::ui
 /// combine, forward and backward) of the op at `position`.
 constexpr std::uint64_t expert_tag(std::uint64_t position, std::uint64_t phase, std::uint64_t src_member) {
   return (static_cast<std::uint64_t>(TagSpace::Expert) << 60) | (position << 24) | (phase << 20) | src_member;
+}
+
+/// The `index`-th context-parallel message (a ring send, or all-to-all `index` from member `member`)
+/// inside the op at `position`: the CP group's members run the same program, so they agree on it.
+constexpr std::uint64_t context_tag(std::uint64_t position, std::uint64_t index, std::uint64_t member = 0) {
+  return (static_cast<std::uint64_t>(TagSpace::Context) << 60) | (position << 32) | (index << 8) | member;
 }
 
 }  // namespace pipegrid::sim

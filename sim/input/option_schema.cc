@@ -102,6 +102,13 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "1", .help = "tensor-parallel size t (a TP group stays in one node)"},
       {.flag = "dp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "replicas",
        .bounds = at_least(1), .default_text = "1", .help = "data-parallel size d"},
+      {.flag = "cp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "GPUs",
+       .bounds = at_least(1), .default_text = "1",
+       .help = "context-parallel size: each of cp GPUs holds s/cp tokens of every sequence (needs a model)"},
+      {.flag = "cp-algo", .section = "parallel", .commands = kLaidOut, .type = Choice,
+       .choices = names_of<model::CpAlgo>(model::kCpAlgos), .default_text = "ring",
+       .help = "context-parallel attention: ring (Megatron-Core/Transformer Engine p2p, KV blocks passed round "
+               "the CP group, load-balanced causal split) or all-to-all (DeepSpeed-Ulysses, heads re-sharded)"},
       {.flag = "placement", .section = "parallel", .commands = kLaidOut, .type = Text, .default_text = "tp-dp-pp",
        .help = "order of the dimensions over the GPUs, fastest first: tp, dp, pp and optionally cp and ep, as "
                "Megatron-Core's tp-cp-ep-dp-pp (cp left out goes after tp, ep before dp: tp-dp-pp is that order)",
@@ -159,6 +166,10 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(0, 1024), .default_text = "16",
        .help = "SMs a --tp-comm-overlap reduce-scatter takes from its GEMM (Transformer Engine's pipelined "
                "default, num_sm 16; its ring-exchange all-gathers take none)"},
+      {.flag = "cp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
+       .default_text = "analytic",
+       .help = "context-parallel KV sends (ring) or all-to-alls: flow, analytic (alpha-beta on the route, as "
+               "--tp-comm) or off"},
       {.flag = "dp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
@@ -366,9 +377,10 @@ std::vector<OptionSpec> build_schema() {
 // new model option serves all three. Check keeps its --placement (the CSV's stages): its GPUs go in
 // Megatron's order.
 std::vector<OptionSpec> widen_to_model_timing(std::vector<OptionSpec> schema) {
-  constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep", "etp"};
+  constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep", "etp", "cp", "cp-algo"};
   constexpr std::string_view kStepCosts[] = {"grad-overlap",         "grad-bucket-size", "grad-sync-order",
-                                             "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency"};
+                                             "param-gather-overlap", "optimizer-sync",   "nccl-nvlink-efficiency",
+                                             "tp-comm-overlap",      "tp-comm-overlap-sms"};
   const auto listed = [](const auto& flags, std::string_view flag) {
     return std::find(std::begin(flags), std::end(flags), flag) != std::end(flags);
   };

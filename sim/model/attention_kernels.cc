@@ -37,11 +37,23 @@ void residual(const Transformer& m, std::string_view name, std::string_view back
   if (m.dropout) e.at(Pass::I).memory(backward, OpKind::Residual, 5 * h * T);
 }
 
-// Q, K, V and the output of one GPU's heads in HBM, bytes: what FlashAttention reads and writes.
-double flash_io_bytes(const Transformer& m, int t) {
+// Q, K, V and the output of one GPU's heads in HBM, bytes: what FlashAttention reads and writes. The
+// ring reads the K and V of all cp blocks, one per step.
+double flash_io_bytes(const Transformer& m, int t, ContextSplit cp) {
   const double keys = m.mla.enabled() ? m.query_width() : static_cast<double>(m.query_groups()) * m.head_width();
   const double values = m.mla.enabled() ? m.value_width() : keys;
-  return kHalf * tokens(m) * (m.query_width() + keys + values + m.value_width()) / t;
+  const double kv_blocks = cp.all_to_all ? 1 : cp.cp;
+  return kHalf * tokens(m) * (m.query_width() + kv_blocks * (keys + values) + m.value_width()) / t;
+}
+
+// The core's shape on one GPU: queries, keys and the batch of heads it attends with.
+struct CoreShape {
+  double s_q, s_kv, bh;
+};
+CoreShape core_shape(const Transformer& m, int t, ContextSplit cp) {
+  const double s = m.seq, heads = static_cast<double>(m.heads) / t;
+  if (cp.all_to_all) return {s * cp.cp, s * cp.cp, m.micro_batch * heads / cp.cp};
+  return {s, s * cp.cp, m.micro_batch * heads};
 }
 
 }  // namespace
@@ -49,25 +61,24 @@ double flash_io_bytes(const Transformer& m, int t) {
 // The attention core on its GPU's a/t heads: scores Q·Kᵀ, the fused scale-mask-softmax, dropout, the
 // context P·V and its permute back to tokens (dot_product_attention.py) — or one FlashAttention kernel.
 // `e` is the forward pass; a recomputation emits it again into I.
-void attention_core_forward(const Transformer& m, int t, bool flash, Emitter f) {
-  const double s = m.seq, T = tokens(m);
-  const double heads = static_cast<double>(m.heads) / t;
-  const double bh = m.micro_batch * heads;
+void attention_core_forward(const Transformer& m, int t, bool flash, Emitter f, ContextSplit cp) {
+  const double T = tokens(m);
+  const auto [sq, sk, bh] = core_shape(m, t, cp);
   const double dqk = m.query_width() / m.heads, dv = m.value_width() / m.heads;
-  const double scores = bh * s * s;
+  const double scores = bh * sq * sk;
   if (flash) {
     // FlashAttention-2 on a causal mask: half of the 2·s²·(d_qk + d_v) FLOPs per head; Q, K, V, O and
     // the log-sum-exp cross HBM, no s×s matrix. K and V are the g key-value heads (GQA needs no copy).
-    f.fused("flash_attention", OpKind::Attention, bh * s * s * (dqk + dv), flash_io_bytes(m, t) + 4 * bh * s);
+    f.fused("flash_attention", OpKind::Attention, bh * sq * sk * (dqk + dv), flash_io_bytes(m, t, cp) + 4 * bh * sq);
     return;
   }
   if (!m.mla.enabled() && m.query_groups() != m.heads)
     // Unfused attention repeats each key-value head for its a/g query heads before the batched GEMMs.
     f.memory("kv_repeat", OpKind::Permute, kHalf * T * 2 * (m.query_groups() + m.heads) * m.head_width() / t);
-  f.gemm("scores", OpKind::Attention, s, s, dqk, bh);
+  f.gemm("scores", OpKind::Attention, sq, sk, dqk, bh);
   f.memory("softmax", OpKind::Softmax, 4 * scores);
   if (m.dropout) f.memory("attention_dropout", OpKind::Dropout, 5 * scores);
-  f.gemm("context", OpKind::Attention, s, dv, s, bh);
+  f.gemm("context", OpKind::Attention, sq, dv, sk, bh);
   f.memory("context_permute", OpKind::Permute, 4 * T * m.value_width() / t);
 }
 
@@ -75,22 +86,23 @@ namespace {
 
 // The attention core's backward: FlashAttention's (2.5 × its forward FLOPs, it recomputes the scores)
 // or each GEMM's two input gradients and the memory-bound kernels' backward.
-void attention_core_backward(const Transformer& m, int t, bool flash, Emitter i) {
-  const double s = m.seq, T = tokens(m);
-  const double bh = m.micro_batch * static_cast<double>(m.heads) / t;
+void attention_core_backward(const Transformer& m, int t, bool flash, Emitter i, ContextSplit cp) {
+  const double T = tokens(m);
+  const auto [sq, sk, bh] = core_shape(m, t, cp);
   const double dqk = m.query_width() / m.heads, dv = m.value_width() / m.heads;
-  const double scores = bh * s * s;
+  const double scores = bh * sq * sk;
   if (flash) {
-    i.fused("flash_attention.bwd", OpKind::Attention, 2.5 * bh * s * s * (dqk + dv), 2 * flash_io_bytes(m, t) + 4 * bh * s);
+    i.fused("flash_attention.bwd", OpKind::Attention, 2.5 * bh * sq * sk * (dqk + dv),
+            2 * flash_io_bytes(m, t, cp) + 4 * bh * sq);
     return;
   }
   i.memory("context_permute.bwd", OpKind::Permute, 4 * T * m.value_width() / t);
-  i.gemm("context.dgrad_probs", OpKind::Attention, s, s, dv, bh);   // dP = dO·Vᵀ
-  i.gemm("context.dgrad_values", OpKind::Attention, s, dv, s, bh);  // dV = Pᵀ·dO
+  i.gemm("context.dgrad_probs", OpKind::Attention, sq, sk, dv, bh);   // dP = dO·Vᵀ
+  i.gemm("context.dgrad_values", OpKind::Attention, sk, dv, sq, bh);  // dV = Pᵀ·dO
   if (m.dropout) i.memory("attention_dropout.bwd", OpKind::Dropout, 5 * scores);
   i.memory("softmax.bwd", OpKind::Softmax, 6 * scores);
-  i.gemm("scores.dgrad_queries", OpKind::Attention, s, dqk, s, bh);  // dQ = dS·K
-  i.gemm("scores.dgrad_keys", OpKind::Attention, s, dqk, s, bh);     // dK = dSᵀ·Q
+  i.gemm("scores.dgrad_queries", OpKind::Attention, sq, dqk, sk, bh);  // dQ = dS·K
+  i.gemm("scores.dgrad_keys", OpKind::Attention, sk, dqk, sq, bh);     // dK = dSᵀ·Q
   if (!m.mla.enabled() && m.query_groups() != m.heads)
     i.memory("kv_repeat.bwd", OpKind::Permute, kHalf * T * 2 * (m.query_groups() + m.heads) * m.head_width() / t);
 }
@@ -151,7 +163,7 @@ void qkv_projections(const Transformer& m, int t, Emitter e) {
 // fused kernels around it (megatron/core/transformer/{attention,dot_product_attention,
 // multi_latent_attention}.py, megatron/core/fusions/). Bytes per token are each kernel's inputs plus
 // outputs; dropout masks are 1 byte per element. Kernels are emitted in the order they run.
-void attention_block(const Transformer& m, int t, bool flash, Emitter e) {
+void attention_block(const Transformer& m, int t, bool flash, Emitter e, ContextSplit cp) {
   const double h = m.hidden, T = tokens(m), v = m.value_width() / t;
   Emitter f = e.at(Pass::F), i = e.at(Pass::I), w = e.at(Pass::W);
   f.memory(norm_name(m, 0), OpKind::LayerNorm, 4 * h * T);
@@ -161,12 +173,12 @@ void attention_block(const Transformer& m, int t, bool flash, Emitter e) {
   qkv_projections(m, t, {projections, Pass::F, e.part, e.count});
   for (const Kernel& k : projections)
     if (k.pass == Pass::F) e.out.push_back(k);
-  attention_core_forward(m, t, flash, f);
+  attention_core_forward(m, t, flash, f, cp);
   f.gemm("projection", OpKind::Gemm, T, h, v);
   residual(m, "bias_dropout_residual1", "bias_dropout_residual1.bwd", e);
 
   i.gemm("projection.dgrad", OpKind::Gemm, T, v, h);
-  attention_core_backward(m, t, flash, i);
+  attention_core_backward(m, t, flash, i, cp);
   for (const Kernel& k : projections)
     if (k.pass == Pass::I) e.out.push_back(k);
   i.memory(backward_name(norm_name(m, 0)), OpKind::LayerNorm, 6 * h * T);

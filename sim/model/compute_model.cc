@@ -15,11 +15,11 @@ double& pass_of(Flops& f, Pass pass) {
 
 }  // namespace
 
-ComputeWork efficiency_work(const StageCost& stage, double efficiency) {
+ComputeWork efficiency_work(const StageCost& stage, double efficiency, const Flops& attention_core) {
   const double k = 1 / efficiency;
   // Every FLOP at one efficiency: all of it counts as the GEMMs a TP collective can hide under.
   return {k * stage.flops, k * stage.moe.non_expert, k * stage.moe.shared_experts, k * stage.moe.routed_per_assignment,
-          0, k * stage.flops};
+          0, k * stage.flops, k * attention_core};
 }
 
 StageCompute stage_compute(std::vector<Kernel> kernels, const GpuSpec& gpu, double routed_assignments) {
@@ -36,6 +36,7 @@ StageCompute stage_compute(std::vector<Kernel> kernels, const GpuSpec& gpu, doub
     Flops& part = k.part == Part::Shared ? c.shared : k.part == Part::Routed ? c.routed : c.dense;
     pass_of(part, k.pass) += seconds;
     if (k.kind == OpKind::Gemm || k.kind == OpKind::LmHead) pass_of(c.tp_gemms, k.pass) += seconds;
+    if (k.kind == OpKind::Attention && !k.recomputed) pass_of(c.attention_core, k.pass) += seconds;
   }
   return c;
 }
@@ -48,6 +49,7 @@ ComputeWork kernel_work(const StageCompute& c, double reference_speed) {
   w.total = w.non_expert + w.shared + reference_speed * c.routed;
   w.optimizer = c.optimizer_seconds;
   w.tp_gemms = reference_speed * c.tp_gemms;
+  w.attention_core = reference_speed * c.attention_core;
   return w;
 }
 

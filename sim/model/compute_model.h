@@ -24,10 +24,13 @@ struct ComputeWork {
   /// The tensor-parallel GEMMs' part of `total` (QKV, projection, MLP, LM head): what
   /// --tp-comm-overlap hides the TP collectives under.
   Flops tp_gemms;
+  /// The attention core's part (forward; backward_input without recomputation's), over all the
+  /// stage's layers: what the context-parallel ring's KV sends overlap with, one step at a time.
+  Flops attention_core;
 };
 
 /// The old model: the stage's FLOPs divided by `efficiency` (its optimizer is charged elsewhere).
-ComputeWork efficiency_work(const StageCost& stage, double efficiency);
+ComputeWork efficiency_work(const StageCost& stage, double efficiency, const Flops& attention_core = {});
 
 /// The kernel model's times on `gpu`, one entry per kernel of `kernels` (seconds of all its launches).
 struct StageCompute {
@@ -35,6 +38,7 @@ struct StageCompute {
   std::vector<double> seconds;
   Flops dense, shared, routed;  // seconds per pass (forward, backward_input, backward_weight)
   Flops tp_gemms;               // the dense GEMMs' and the LM head's part of them
+  Flops attention_core;         // the attention core's kernels (not recomputed ones)
   double optimizer_seconds = 0;
   double routed_assignments = 0;  // T·k: the assignments `routed` is the cost of
 };

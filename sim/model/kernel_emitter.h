@@ -40,9 +40,16 @@ std::string_view norm_name(const Transformer& m, int which);
 std::string_view backward_name(std::string_view forward);
 /// A norm over `width` elements per token: F and its backward in I.
 void norm(std::string_view name, double width, double T, Emitter e);
+/// How context parallelism shapes the attention core of a model whose `seq` is already the GPU's s/cp
+/// tokens: the ring attends its s/cp queries to all s keys over the cp steps (1/cp of the causal
+/// square with the load-balanced split), all-to-all (Ulysses) the whole s on a/(t·cp) heads.
+struct ContextSplit {
+  int cp = 1;
+  bool all_to_all = false;
+};
 /// The attention core's forward kernels into `f` (also what selective recomputation runs again).
-void attention_core_forward(const Transformer& m, int t, bool flash, Emitter f);
+void attention_core_forward(const Transformer& m, int t, bool flash, Emitter f, ContextSplit cp = {});
 /// Self-attention with its norm and residual: F, I and W.
-void attention_block(const Transformer& m, int t, bool flash, Emitter e);
+void attention_block(const Transformer& m, int t, bool flash, Emitter e, ContextSplit cp = {});
 
 }  // namespace pipegrid::model::detail

@@ -167,14 +167,19 @@ std::vector<Kernel> layer_kernels(const Transformer& model, int tp, bool flash_a
   return out;
 }
 
-std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& par, const StageCost& stage,
+std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& par, const StageCost& stage,
                                   const KernelOptions& options) {
   const int t = par.tp;
+  // Context parallelism: every kernel runs on the GPU's s/cp tokens, the attention core as
+  // ContextSplit shapes it (Transformer Engine's ring or Ulysses).
+  Transformer model = whole;
+  model.seq = whole.seq / par.cp;
+  const detail::ContextSplit split{par.cp, par.cp_algo == CpAlgo::AllToAll};
   const int moe_layers = stage.moe.moe_layers;
   std::vector<Kernel> layers;
   if (stage.layers > moe_layers) {
     Emitter dense{layers, Pass::F, Part::Dense, static_cast<double>(stage.layers - moe_layers)};
-    attention_block(model, t, options.flash_attention, dense);
+    attention_block(model, t, options.flash_attention, dense, split);
     mlp(model, t, dense);
   }
   if (moe_layers > 0) moe_layer(model, t, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)});
@@ -185,7 +190,7 @@ std::vector<Kernel> stage_kernels(const Transformer& model, const Parallelism& p
   std::vector<Kernel> again;
   if (par.recompute == Recompute::Full) again = layers;
   if (par.recompute == Recompute::Selective && stage.layers > 0)
-    attention_core_forward(model, t, options.flash_attention, {again, Pass::F, Part::Dense, double(stage.layers)});
+    attention_core_forward(model, t, options.flash_attention, {again, Pass::F, Part::Dense, double(stage.layers)}, split);
   for (Kernel k : again)
     if (k.pass == Pass::F) {
       k.pass = Pass::I;

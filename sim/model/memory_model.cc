@@ -46,7 +46,10 @@ LayerTerms layer_terms(const Transformer& m) {
 
 ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, const StageCost& stage,
                                  bool flash_attention) {
-  const double s = m.seq, b = m.micro_batch, h = m.hidden, t = par.tp, T = s * b;
+  // Context parallelism: a GPU holds s/cp tokens of each sequence, so every per-token term is ÷ cp;
+  // the scores term (a·s per token: its queries against every key) too — the ring's s/cp queries
+  // against all s keys over its steps, or Ulysses' s queries on a/cp heads: 5·a·s²·b/(t·cp).
+  const double s = m.seq, b = m.micro_batch, h = m.hidden, t = par.tp, T = s * b / par.cp;
   const LayerTerms terms = layer_terms(m);
   // FlashAttention keeps no s×s matrix (Dao et al. 2022); selective recomputation drops them and runs
   // the core again (Korthikanti §5).
@@ -68,12 +71,13 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   return bytes;
 }
 
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, int zero_stage) {
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage) {
   const double n = static_cast<double>(parameters);
+  const int g = gradient_group;
   StaticMemory memory;
-  memory.weights = 2 * n / (zero_stage >= 3 ? dp : 1);
-  memory.gradients = precision.gradient_bytes * n / (zero_stage >= 2 ? dp : 1);
-  memory.optimizer = 12 * n / (zero_stage >= 1 ? dp : 1);
+  memory.weights = 2 * n / (zero_stage >= 3 ? g : 1);
+  memory.gradients = precision.gradient_bytes * n / (zero_stage >= 2 ? g : 1);
+  memory.optimizer = 12 * n / (zero_stage >= 1 ? g : 1);
   return memory;
 }
 

@@ -47,6 +47,8 @@ struct StaticMemory {
   double unreduced_gradients = 0;  // ZeRO-2/3: gradients whole until reduce-scattered
   double total() const { return weights + gradients + optimizer + unsharded_weights + unreduced_gradients; }
 };
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int dp, int zero_stage);
+/// `gradient_group`: the GPUs ZeRO shards over, d·cp (Parallelism::gradient_group_size); `zero_stage`
+/// 0-3 shards the optimizer state, then the gradients, then the parameters over it.
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage);
 
 }  // namespace pipegrid::model

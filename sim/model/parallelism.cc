@@ -9,8 +9,8 @@ namespace pipegrid::model {
 
 void Parallelism::validate(const Transformer& model) const {
   // The option schema holds the sizes to at least 1: a caller past it that breaks them is a bug.
-  if (tp < 1 || pp < 1 || dp < 1 || chunks < 1)
-    throw std::invalid_argument(fmt::format("Parallelism: tp {}, pp {}, dp {}, chunks {}", tp, pp, dp, chunks));
+  if (tp < 1 || pp < 1 || dp < 1 || chunks < 1 || cp < 1)
+    throw std::invalid_argument(fmt::format("Parallelism: tp {}, pp {}, dp {}, chunks {}, cp {}", tp, pp, dp, chunks, cp));
   // Megatron splits attention by heads and the MLP by columns of its inner width (Shoeybi et al. 2019,
   // §3): both must split evenly over the t GPUs. Heads dividing h (Transformer::validate) and t dividing
   // the heads make t divide h.
@@ -29,10 +29,11 @@ void Parallelism::validate(const Transformer& model) const {
                                  "(Megatron-Core refuses them without it), which pipegrid does not model yet; run "
                                  "them with --tp 1 and --ep",
                                  tp));
+  validate_context_parallel(model);
   if (model.ffn() % tp != 0)
     throw InputError(fmt::format("--tp {}: must divide --ffn-hidden {}", tp, model.ffn()));
   // Megatron-Core splits the sequence evenly over the TP ranks (sequence_parallel: seq_length % tp).
-  if (sequence_parallel && tp > 1 && model.seq % tp != 0)
+  if (sequence_parallel && tp > 1 && cp == 1 && model.seq % tp != 0)
     throw InputError(fmt::format("--sequence-parallel: --tp {} must divide --seq {} (each TP GPU holds s/t tokens)",
                                  tp, model.seq));
   if (uneven_layers && model.layers < num_stages())
@@ -41,6 +42,36 @@ void Parallelism::validate(const Transformer& model) const {
   if (!uneven_layers && model.layers % num_stages() != 0)
     throw InputError(fmt::format("--layers {}: must split evenly over {} stages (--pp {} × --chunks {})",
                                  model.layers, num_stages(), pp, chunks));
+}
+
+void Parallelism::validate_context_parallel(const Transformer& model) const {
+  if (cp == 1) return;
+  if (model.moe.enabled())
+    throw InputError(fmt::format("--cp {}: context parallelism with mixture-of-experts layers is not modelled yet; "
+                                 "run them with --cp 1",
+                                 cp));
+  if (cp_algo == CpAlgo::Ring && model.seq % (2 * cp) != 0)
+    // TE's load-balanced causal split (get_batch_on_this_cp_rank): 2·cp equal chunks of the sequence.
+    throw InputError(fmt::format("--cp {}: 2·cp = {} must divide --seq {} (the ring's load-balanced causal split "
+                                 "cuts each sequence into 2·cp chunks)",
+                                 cp, 2 * cp, model.seq));
+  if (cp_algo == CpAlgo::AllToAll) {
+    // Ulysses re-shards Q, K and V by heads over the CP GPUs, on top of TP's split.
+    if (model.heads % (tp * cp) != 0)
+      throw InputError(fmt::format("--cp-algo all-to-all: tp·cp = {} must divide --heads {} (each GPU attends with "
+                                   "whole heads over the whole sequence)",
+                                   tp * cp, model.heads));
+    if (!model.mla.enabled() && model.query_groups() % (tp * cp) != 0)
+      throw InputError(fmt::format("--cp-algo all-to-all: tp·cp = {} must divide --kv-heads {} (the key-value heads "
+                                   "are re-sharded by heads too)",
+                                   tp * cp, model.query_groups()));
+    if (model.seq % cp != 0)
+      throw InputError(fmt::format("--cp {}: must divide --seq {} (each CP GPU holds s/cp tokens)", cp, model.seq));
+  }
+  // With sequence parallelism too, the TP GPUs split the CP rank's s/cp tokens (Megatron-Core: seq % (tp·cp)).
+  if (sequence_parallel && tp > 1 && model.seq % (tp * cp) != 0)
+    throw InputError(fmt::format("--sequence-parallel: tp·cp = {} must divide --seq {} (each GPU holds s/(t·cp) tokens)",
+                                 tp * cp, model.seq));
 }
 
 int Parallelism::layers_on_stage(const Transformer& model, int stage) const {

@@ -28,8 +28,10 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
   const Flops expert_token = full_recompute ? recomputed(expert_flops_per_token(model)) : expert_flops_per_token(model);
   // One micro-batch's hidden states, b·s·h elements: what crosses a stage boundary and what every
   // tensor-parallel all-reduce sums (Narayanan et al., §4.1 and §3.3).
-  const std::int64_t hidden_states =
-      static_cast<std::int64_t>(model.micro_batch) * model.seq * model.hidden * precision.activation_bytes;
+  // With context parallelism a GPU holds s/cp of the tokens: its boundary and TP tensors are ÷ cp.
+  const int cp = par.cp;
+  const std::int64_t local_tokens = static_cast<std::int64_t>(model.micro_batch) * (model.seq / cp);
+  const std::int64_t hidden_states = local_tokens * model.hidden * precision.activation_bytes;
   // Sequence parallelism sends the sequence-sharded tensor, as scatter-gather does.
   const bool sp = par.sequence_parallel && t > 1;
   const std::int64_t p2p_bytes = par.scatter_gather || sp ? hidden_states / t : hidden_states;
@@ -69,7 +71,7 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       parameters += routed;
       if (par.dp / moe.ep > 1) c.expert_dp_gradient_bytes = routed / t * precision.gradient_bytes;
     }
-    c.flops = (1.0 / t) * whole;
+    c.flops = (1.0 / (t * cp)) * whole;
 
     if (c.has_embedding) parameters += word_embedding_parameters(model) + position_embedding_parameters(model);
     if (c.has_lm_head && lm_head_copy) parameters += word_embedding_parameters(model);
@@ -99,6 +101,16 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       c.tp_all_gathers_per_backward =
           4 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_embedding ? 1 : 0) + (c.has_lm_head ? 1 : 0);
       c.tp_reduce_scatters_per_backward = 2 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_lm_head ? 1 : 0);
+    }
+    if (cp > 1) {
+      c.cp_forward_layers = c.cp_backward_layers = c.layers;
+      c.cp_recomputed_layers = par.recompute == Recompute::None ? 0 : c.layers;
+      // GQA-aware: the g key-value heads' K and V (MLA's are per query head), split over t.
+      const double keys = model.mla.enabled() ? model.query_width() : double(model.query_groups()) * model.head_width();
+      const double values = model.mla.enabled() ? model.value_width() : keys;
+      const double tokens_here = static_cast<double>(local_tokens);
+      c.cp_kv_bytes = static_cast<std::int64_t>(tokens_here * (keys + values) / t * precision.activation_bytes);
+      c.cp_q_bytes = static_cast<std::int64_t>(tokens_here * model.query_width() / t * precision.activation_bytes);
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).

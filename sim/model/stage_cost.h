@@ -39,7 +39,8 @@ struct MoeStageCost {
 /// The cost of virtual stage `stage` for one of its t tensor-parallel GPUs (Narayanan et al., SC 2021).
 /// Stage s holds layers [s·l/S, (s+1)·l/S), stage 0 the embeddings too, stage S − 1 the LM head. FLOPs
 /// and parameters are the stage's ÷ t, what Megatron replicates counted 1/t as well; transfers are per
-/// micro-batch, ÷ t with scatter/gather; TP all-reduces are 2 per layer each way (Shoeybi et al. 2019,
+/// micro-batch, ÷ t with scatter/gather; with context parallelism every FLOP and activation is the
+/// GPU's s/cp tokens' (÷ cp, the load-balanced ring giving each rank 1/cp of the causal attention); TP all-reduces are 2 per layer each way (Shoeybi et al. 2019,
 /// §3), plus those of the embeddings, LM head and recomputation; with sequence parallelism each becomes a
 /// reduce-scatter and an all-gather (stage_cost.cc says which). Over one GPU: 0 bytes or 0 calls.
 struct StageCost {
@@ -61,6 +62,17 @@ struct StageCost {
   int tp_reduce_scatters_per_backward = 0;
   int tp_all_gathers_per_forward = 0;
   int tp_all_gathers_per_backward = 0;
+  // Context parallelism, per micro-batch (zero with cp = 1). The ring (TE's AttnFuncWithCPAndKVP2P)
+  // sends `cp_kv_bytes`, K and V of the GPU's s/cp tokens, to the next CP rank: cp − 1 times per
+  // layer forward; backward cp times, KV, then KV + dKV (cp − 2 times), then dKV. All-to-all
+  // (Ulysses) runs 4 per layer forward (Q, K, V, O) and 4 backward (dO, dQ, dK, dV), each of the
+  // GPU's tensor: `cp_q_bytes` for Q, dQ, O, dO, `cp_kv_bytes` / 2 for K, V, dK, dV. A recomputed
+  // attention (selective or full) runs its forward's again in the backward.
+  int cp_forward_layers = 0;     // layers whose attention forward runs in F
+  int cp_backward_layers = 0;    // layers whose attention backward runs in B or I
+  int cp_recomputed_layers = 0;  // layers whose attention forward runs again in B or I
+  std::int64_t cp_kv_bytes = 0;
+  std::int64_t cp_q_bytes = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes (but routed experts'), once per step
   std::int64_t dp_parameter_bytes = 0;         // the same parameters in bf16: the distributed optimizer's all-gather
   std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over d / ep replicas

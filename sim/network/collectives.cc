@@ -71,6 +71,21 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
   return seconds;
 }
 
+double p2p_seconds(Network& network, int src, int dst, double bytes) {
+  if (bytes <= 0 || src == dst) return 0;
+  const auto [bandwidth, latency] = network.routes().collective_bandwidth_and_latency(src, dst);
+  return bytes / bandwidth + latency;
+}
+
+double all_to_all_seconds(Network& network, const std::vector<int>& group, double bytes) {
+  const double n = static_cast<double>(group.size());
+  double seconds = 0;
+  for (int i : group)
+    for (int j : group)
+      if (i != j) seconds = std::max(seconds, p2p_seconds(network, i, j, bytes / n));
+  return seconds;
+}
+
 AnalyticRingHops analytic_ring_hops(Network& network, const std::vector<int>& group, int member, RingPhases phases) {
   const int n = static_cast<int>(group.size());
   AnalyticRingHops hops;

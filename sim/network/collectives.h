@@ -38,6 +38,15 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
 double ring_allreduce_seconds(Network& network, const std::vector<int>& group, double bytes,
                               RingPhases phases = RingPhases::AllReduce);
 
+/// One message of `bytes` from `src` to `dst` as a formula: bytes / bw + L over the route, bw and L as
+/// a ring's hop takes them (the NVLink efficiency inside a node). Context parallelism's ring sends.
+double p2p_seconds(Network& network, int src, int dst, double bytes);
+
+/// An all-to-all among `group` in which each member holds `bytes` and sends 1/n of it to each other
+/// member, all at once: the longest of the pieces' L + (bytes / n) / bw, every member waiting for
+/// all of them (DeepSpeed-Ulysses' all-to-alls of Q, K, V and the output).
+double all_to_all_seconds(Network& network, const std::vector<int>& group, double bytes);
+
 /// What the formula's ring would have carried, for the link report: the member at `member` sends
 /// 2(n − 1)/n · S / C (a half: (n − 1)/n · S / C) to its next member on each of the C rings, over
 /// [start, end]; every member calls it for its own hops (Network::account_analytic). No flow runs.

@@ -11,6 +11,7 @@ std::string_view flow_kind_name(FlowKind kind) {
     case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
     case FlowKind::ExpertAllToAll: return "all-to-all";
     case FlowKind::OptimizerCheck: return "optimizer-check";
+    case FlowKind::ContextParallel: return "cp";
   }
   return "?";
 }

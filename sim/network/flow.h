@@ -16,6 +16,7 @@ enum class FlowKind : std::uint8_t {
   StageCopyAllReduce,
   ExpertAllToAll,
   OptimizerCheck,  // post-validation's few bytes between neighbouring pipeline ranks
+  ContextParallel,  // a context-parallel ring's KV send, or a piece of a Ulysses all-to-all
 };
 
 /// The kind as one word, as failure reports and deadlock.json name it: p2p, tp-allreduce, …

@@ -35,6 +35,7 @@ std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const S
     rank.idle += result.makespan - a.busy - a.exposed();
     rank.p2p_exposed += a.p2p_exposed;
     rank.tp_exposed += a.tp_exposed;
+    rank.cp_exposed += a.cp_exposed;
     rank.dp_exposed += a.dp_exposed;
     rank.a2a_exposed += a.a2a_exposed;
     rank.a2a_hidden += a.a2a_hidden;
@@ -42,7 +43,7 @@ std::vector<RankSummary> summarize_ranks(const SimulationResult& result, const S
   }
   for (int r = 0; r < schedule.ranks; ++r) {
     const double n = std::max(1, gpus[r]);
-    for (double* v : {&ranks[r].busy, &ranks[r].idle, &ranks[r].p2p_exposed, &ranks[r].tp_exposed, &ranks[r].dp_exposed,
+    for (double* v : {&ranks[r].busy, &ranks[r].idle, &ranks[r].p2p_exposed, &ranks[r].tp_exposed, &ranks[r].cp_exposed, &ranks[r].dp_exposed,
                       &ranks[r].a2a_exposed, &ranks[r].a2a_hidden})
       *v /= n;
   }
@@ -101,12 +102,17 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                   {"busy", pace.busy}, {"mean_busy", pace.mean_busy}, {"gpu", pace.gpu}, {"gpu_busy", pace.gpu_busy},
                   {"explanation", pace.explanation}};
   json["inputs"] = std::move(inputs);
+  // Context parallelism's keys only where it runs (cp > 1), so that other runs keep their bytes.
+  const bool context_parallel =
+      std::any_of(result.gpus.begin(), result.gpus.end(), [](const GpuReport& g) { return g.coordinates.cp > 0; });
   json["ranks"] = nlohmann::json::array();
-  for (const RankSummary& r : ranks)
+  for (const RankSummary& r : ranks) {
     json["ranks"].push_back({{"rank", r.rank}, {"stages", r.stages}, {"busy", r.busy}, {"idle", r.idle},
                              {"exposed_comm",
                               {{"p2p", r.p2p_exposed}, {"tp", r.tp_exposed}, {"dp", r.dp_exposed}, {"a2a", r.a2a_exposed}}},
                              {"a2a_hidden", r.a2a_hidden}, {"a2a_overlap", r.a2a_overlap()}});
+    if (context_parallel) json["ranks"].back()["exposed_comm"]["cp"] = r.cp_exposed;
+  }
   json["gpus"] = nlohmann::json::array();
   for (const GpuReport& g : result.gpus) {
     const GpuAccount& a = g.account;
@@ -118,6 +124,10 @@ nlohmann::json summary_json(const SimulationResult& result, const Schedule& sche
                             {"a2a_exposed_in_pairs", a.a2a_exposed_in_pairs},
                             {"optimizer_sync_wait", a.sync_wait},
                             {"finish", a.finish}});
+    if (context_parallel) {
+      json["gpus"].back()["cp"] = g.coordinates.cp;
+      json["gpus"].back()["exposed_comm"]["cp"] = a.cp_exposed;
+    }
   }
   std::map<std::string, double> by_class;
   for (const LinkReport& link : result.links) by_class[link_class(link.name)] += link.bytes;

@@ -21,6 +21,7 @@ struct RankSummary {
   double idle = 0;
   double p2p_exposed = 0;
   double tp_exposed = 0;
+  double cp_exposed = 0;
   double dp_exposed = 0;
   double a2a_exposed = 0;
   double a2a_hidden = 0;

@@ -93,7 +93,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
   const bool distributed = spec.zero >= 1;  // ZeRO-1 and up: each replica updates its shard
   const double optimizer_bytes = compute.optimizer_bytes;
   const auto updated = [&](const model::StageCost& c) {
-    return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.dp : 1);
+    return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.gradient_group_size() : 1);
   };
 
   if (compute.efficiency) {
@@ -102,7 +102,9 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
     const double hbm = compute.hbm_bandwidth.value_or(2.039e12);
     for (std::size_t s = 0; s < layout.model_stage.size(); ++s) {
       const model::StageCost& c = model_stages[layout.model_stage[s]];
-      out.work.push_back(model::efficiency_work(c, efficiency));
+      // The attention core of its layers on this GPU's share (÷ t·cp): what a CP ring step overlaps.
+      const model::Flops core = (static_cast<double>(c.layers) / (par.tp * par.cp)) * model::attention_core_flops(model);
+      out.work.push_back(model::efficiency_work(c, efficiency, core));
       out.optimizer_seconds[layout.rank[s]] += updated(c) / hbm;
     }
     out.echo = {{"model", "efficiency"}, {"compute_efficiency", efficiency}, {"hbm_bandwidth", hbm},
@@ -118,7 +120,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                      .gradient_bytes = gradient_bytes,
                                      .optimizer_bytes_per_parameter = optimizer_bytes,
                                      .distributed_optimizer = distributed,
-                                     .dp = par.dp};
+                                     .dp = par.gradient_group_size()};
   std::vector<model::StageCompute> computes;
   for (const model::StageCost& c : model_stages) {
     const double assignments = static_cast<double>(c.moe.tokens) * model.moe.top_k;

@@ -55,6 +55,10 @@ bool check_times_or_model(const OptionValues& v) {
   if (any_given(v, kShardFlags) && !model_given)
     throw InputError("--zero/--fsdp-reshard-after-forward: need a model (--model or --layers …): explicit times "
                      "have no parameters to shard");
+  if (input::find_option(v.command(), "cp") && v.integer("cp") > 1 && !model_given)
+    throw InputError(fmt::format("--cp {}: context parallelism needs a model (--model or --layers …): explicit times "
+                                 "have no attention to split",
+                                 v.integer("cp")));
   if (any_given(v, kTimeFlags) && model_given)
     throw InputError(
         "--time-f/--time-b/--time-w/--time-fb and --model/--layers/…: give explicit times or a model, not both");
@@ -102,7 +106,8 @@ ScheduleSpec schedule_spec_of(const OptionValues& v) {
 
 ParallelSpec parallel_spec_of(const OptionValues& v) {
   return {static_cast<int>(v.integer("tp")), static_cast<int>(v.integer("dp")), v.text("placement"),
-          v.flag("allow-tp-across-nodes")};
+          v.flag("allow-tp-across-nodes"), static_cast<int>(v.integer("cp")),
+          named<model::CpAlgo>(v, "cp-algo", model::kCpAlgos)};
 }
 
 // The model a preset, a config.json or the flags alone describe, every given flag applied over it.
@@ -208,18 +213,25 @@ TimesSpec times_spec_of(const OptionValues& v) {
   return spec;
 }
 
+// --tp-comm-overlap and its SMs, read alike by simulate and by the contention-free engine.
+void read_tp_overlap(const OptionValues& v, CommSpec& spec) {
+  spec.exec.tp_comm_overlap = v.flag("tp-comm-overlap");
+  spec.tp_overlap_sms = static_cast<int>(v.integer("tp-comm-overlap-sms"));
+  // Megatron-Core refuses --tp-comm-overlap without sequence parallelism (arguments.py).
+  if (spec.exec.tp_comm_overlap && !v.flag("sequence-parallel"))
+    throw InputError("--tp-comm-overlap: needs --sequence-parallel (Transformer Engine overlaps the sequence-parallel "
+                     "reduce-scatters and all-gathers, as Megatron-Core requires)");
+}
+
 CommSpec comm_spec_of(const OptionValues& v) {
   CommSpec spec;
   sim::ExecOptions& o = spec.exec;
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
   o.tp_comm = named<sim::CommFidelity>(v, "tp-comm", sim::kCommFidelities);
-  o.tp_comm_overlap = v.flag("tp-comm-overlap");
-  spec.tp_overlap_sms = static_cast<int>(v.integer("tp-comm-overlap-sms"));
-  // Megatron-Core refuses --tp-comm-overlap without sequence parallelism (arguments.py).
-  if (o.tp_comm_overlap && !v.flag("sequence-parallel"))
-    throw InputError("--tp-comm-overlap: needs --sequence-parallel (Transformer Engine overlaps the sequence-parallel "
-                     "reduce-scatters and all-gathers, as Megatron-Core requires)");
+  read_tp_overlap(v, spec);
+  o.cp_comm = named<sim::CommFidelity>(v, "cp-comm", sim::kCommFidelities);
+  o.cp_all_to_all = named<model::CpAlgo>(v, "cp-algo", model::kCpAlgos) == model::CpAlgo::AllToAll;
   o.dp_comm = named<sim::CommFidelity>(v, "dp-comm", sim::kCommFidelities);
   o.ep_comm = named<sim::CommFidelity>(v, "ep-comm", sim::kCommFidelities);
   o.ep_flows = named<sim::EpFlows>(v, "ep-flows", sim::kEpFlows);
@@ -287,13 +299,16 @@ RunSpec model_timing_spec(const OptionValues& v, ScheduleSpec schedule) {
   spec.schedule = std::move(schedule);
   spec.parallel = {static_cast<int>(v.integer("tp")), static_cast<int>(v.integer("dp")),
                    v.command() == input::Command::Schedule ? v.text("placement") : std::string("tp-dp-pp"),
-                   v.flag("allow-tp-across-nodes")};
+                   v.flag("allow-tp-across-nodes"), static_cast<int>(v.integer("cp")),
+                   named<model::CpAlgo>(v, "cp-algo", model::kCpAlgos)};
   spec.platform = platform_spec_of(v);
   spec.model = model_spec_of(v);
   sim::ExecOptions& o = spec.comm.exec;
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));
-  o.tp_comm = o.dp_comm = o.ep_comm = sim::CommFidelity::Analytic;
+  o.tp_comm = o.dp_comm = o.ep_comm = o.cp_comm = sim::CommFidelity::Analytic;
+  o.cp_all_to_all = spec.parallel.cp_algo == model::CpAlgo::AllToAll;
+  read_tp_overlap(v, spec.comm);
   o.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   o.grad_overlap = named<bool>(v, "grad-overlap", sim::kOnOff);
   o.param_gather_overlap = named<bool>(v, "param-gather-overlap", sim::kOnOff);

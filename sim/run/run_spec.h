@@ -50,6 +50,8 @@ struct ParallelSpec {
   int tp = 1, dp = 1;
   std::string placement = "tp-dp-pp";  // --placement: the dimensions, fastest first
   bool allow_tp_across_nodes = false;
+  int cp = 1;                                        // --cp
+  model::CpAlgo cp_algo = model::CpAlgo::Ring;       // --cp-algo
 };
 
 /// How a transformer's stages are priced (compute_costs.h): the calibrated kernel model of the

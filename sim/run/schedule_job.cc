@@ -103,6 +103,8 @@ ScheduleOutcome time_model(Schedule schedule, const ScheduleCommandSpec& spec, c
                {"platform", spec.model_run->platform.generated ? "--preset " + spec.model_run->platform.preset
                                                                 : spec.model_run->platform.file},
                {"compute", resolved.compute_echo}};
+  // Only with context parallelism, so that other runs keep their bytes.
+  if (sizes.cp > 1) step.echo["cp"] = sizes.cp;
   run.model = std::move(step);
   if (!spec.out.empty())
     output::write_schedule_files(spec.out, to_json(run), run.schedule, run.timing, run.messages);

@@ -139,6 +139,11 @@ nlohmann::json simulation_echo(const RunSpec& spec, const ResolvedRun& run) {
       {"gpus", in.placement.num_gpus()},
       {"layout", layout_echo(run)},
       {"options", options_echo(spec, run)}};
+  // Echoed only with context parallelism, so that a run without it keeps its summary byte for byte.
+  if (sizes.cp > 1)
+    echo["cp"] = {{"size", sizes.cp},
+                  {"algo", name_of<model::CpAlgo>(model::kCpAlgos, spec.parallel.cp_algo)},
+                  {"comm", name_of<sim::CommFidelity>(sim::kCommFidelities, in.options.cp_comm)}};
   if (spec.model)
     echo["model"] = model_echo(spec, run);
   else

@@ -76,7 +76,8 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   const StageLayout& layout = in.schedule.layout;
   run.model = m.transformer;
   run.parallelism = {sizes.tp,          sizes.pp,    sizes.dp,         layout.num_model_stages() / sizes.pp,
-                     m.scatter_gather, m.recompute, m.uneven_layers, m.sequence_parallel};
+                     m.scatter_gather, m.recompute, m.uneven_layers, m.sequence_parallel, sizes.cp,
+                     spec.parallel.cp_algo};
   if (m.sequence_parallel && sizes.tp == 1)
     log::run().warn("--sequence-parallel with --tp 1: nothing to shard, the run is the same without it");
   run.parallelism.validate(*run.model);
@@ -100,7 +101,8 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
         model::activation_bytes(*run.model, run.parallelism, cost, m.flash_attention);
     memory.activation_bytes.push_back(activations.per_microbatch);
     memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
-    model::StaticMemory held = model::static_memory(cost.parameters, precision, sizes.dp, m.zero);
+    model::StaticMemory held =
+        model::static_memory(cost.parameters, precision, run.parallelism.gradient_group_size(), m.zero);
     add_zero_working_set(m, sizes.pp, in.options.grad_bucket_bytes, cost, precision, held);
     memory.static_bytes.push_back(held);
   }
@@ -144,7 +146,7 @@ ResolvedRun resolve_simulation(const RunSpec& spec) {
   in.link_window = spec.outputs.link_window;
   in.link_timeline = spec.outputs.link_timeline;
   in.schedule = simulation_schedule(spec.schedule, run.compute_deadlock, run.own_comms);
-  sim::ParallelSizes sizes{spec.parallel.tp, in.schedule.ranks, spec.parallel.dp};
+  sim::ParallelSizes sizes{spec.parallel.tp, in.schedule.ranks, spec.parallel.dp, spec.parallel.cp};
   // The expert layers' layout (placement.h): ep·etp must divide the GPUs of a stage. Without experts
   // it is the dense layout (etp = tp, as Megatron-Core's default).
   sizes.etp = sizes.tp;

@@ -39,7 +39,8 @@ void apply_zero(const ModelSpec& model, sim::SimulationInput& in) {
   o.distributed_optimizer = model.zero == 1 || model.zero == 2;
   if (model.zero < 3) return;
   check_fsdp_layout(in);
-  if (in.placement.sizes().dp < 2) return;  // one replica: no collective to run
+  // One GPU in the gradient group (d·cp: torchtitan's dp_shard × cp mesh): no collective to run.
+  if (in.placement.gradient_group(0).size() < 2) return;
   if (in.schedule.ranks > 1)
     o.fsdp = model.fsdp_reshard_after_forward ? FsdpGathers::PerOp : FsdpGathers::OncePerStep;
   else

@@ -41,6 +41,21 @@ TEST(ScheduleModel, StepTimeIsSimulatesWithoutContention) {
   EXPECT_NEAR(step, simulated, 1e-9 * simulated);
 }
 
+// The options that change what an op costs reach the contention-free engine too: sequence
+// parallelism with Transformer Engine's overlap prices as simulate prices it, and below the step
+// without the overlap (the collectives no longer add to the GEMMs).
+TEST(ScheduleModel, TpCommOverlapIsPricedAsSimulatePricesIt) {
+  const std::string sp = kJob + " --sequence-parallel";
+  const auto serial = run_pipegrid("schedule " + sp + " --format json");
+  const auto overlapped = run_pipegrid("schedule " + sp + " --tp-comm-overlap --format json");
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  ASSERT_EQ(overlapped.exit_code, 0) << overlapped.err;
+  const double step = nlohmann::json::parse(overlapped.out)["step_time"].get<double>();
+  EXPECT_LT(step, nlohmann::json::parse(serial.out)["step_time"].get<double>());
+  const double simulated = simulated_makespan(sp + " --tp-comm-overlap");
+  EXPECT_NEAR(step, simulated, 1e-9 * simulated);
+}
+
 TEST(ScheduleModel, TheTableSaysWhatTheStepTimeIs) {
   const auto r = run_pipegrid("schedule " + kJob);
   ASSERT_EQ(r.exit_code, 0) << r.err;

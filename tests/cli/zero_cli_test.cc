@@ -156,6 +156,44 @@ TEST(ZeroCli, WithoutAPipelineTheRootAndTwoBlocksAreGathered) {
   EXPECT_EQ(rank["unreduced_gradients"].get<double>(), 4 * (root + block));
 }
 
+TEST(ZeroCli, WithContextParallelismFsdpShardsOverDpTimesCp) {
+  // dp 2 × cp 2, no pipeline: torchtitan's dp_shard × cp mesh, Megatron-Core's gradient group of
+  // dp·cp = 4 GPUs (0…3). Every GPU gathers and reduce-scatters the same units as without CP (the
+  // parameters do not depend on the tokens a GPU holds): per micro-batch the root and 4 blocks before
+  // the forward, the root and blocks 3…1 before the backward; the 4 blocks and the root after it.
+  const std::string cp = " --pp 1 --microbatches 2 --zero 3 --cp 2 --cp-comm off";
+  const Counts rows = comm_rows(simulated("cp2", cp));
+  Counts expected;
+  for (int gpu = 0; gpu < 4; ++gpu) {
+    expected[{gpu, "fsdp-allgather", 40960}] = 2 * 2;
+    expected[{gpu, "fsdp-allgather", 99968}] = 2 * (4 + 3);
+    expected[{gpu, "fsdp-reducescatter", 81920}] = 2;
+    expected[{gpu, "fsdp-reducescatter", 199936}] = 2 * 4;
+  }
+  EXPECT_EQ(rows, expected);
+  // Analytic, a gather of S over the ring of n = 4: on this star a hop is 2 ports of 25 GB/s and
+  // 1.5 µs, so half an all-reduce: (n − 1)/n · S / 25e9 + (n − 1) · 3 µs.
+  const std::string dir = simulated("cp2-ring", cp + " --dp-comm analytic --nccl-nvlink-efficiency 1");
+  std::istringstream csv(read_file(dir + "/trace.csv"));
+  int gathers = 0;
+  for (std::string line; std::getline(csv, line);) {
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 14 || cells[7] != "fsdp-allgather") continue;
+    const double bytes = std::stod(cells[11]), seconds = std::stod(cells[13]) - std::stod(cells[12]);
+    EXPECT_NEAR(seconds, 3.0 / 4 * bytes / 25e9 + 3 * 3e-6, 1e-12) << line;
+    ++gathers;
+  }
+  EXPECT_EQ(gathers, 4 * 2 * (2 + 7));
+  // The shards ÷ dp·cp = 4: N = 4·49 984 + 20 480 = 220 416 parameters.
+  const nlohmann::json rank = summary(dir)["memory"]["ranks"][0];
+  const double n = 220416;
+  EXPECT_EQ(rank["weights"].get<double>(), 2 * n / 4);
+  EXPECT_EQ(rank["gradients"].get<double>(), 4 * n / 4);
+  EXPECT_EQ(rank["optimizer"].get<double>(), 12 * n / 4);
+}
+
 TEST(ZeroCli, TheDistributedOptimizerIsZeroOne) {
   // The same run, byte for byte, under either name.
   const std::string flags = " --pp 2 --microbatches 4 --grad-bucket-size 10000";

@@ -30,15 +30,18 @@ struct Case {
   bool llama_layer = false;  // grouped-query attention, SwiGLU, RMSNorm, RoPE, untied, selective recomputation
   bool sequence_parallel = false;  // reduce-scatters and all-gathers instead of the TP all-reduces
   bool tp_comm_overlap = false;    // each under its GEMMs (with sequence parallelism)
+  int cp = 1;                      // context parallelism: the ring's KV sends, or with
+  bool cp_all_to_all = false;      // Ulysses' all-to-alls
   int zero = 0;                    // ZeRO-2 or 3 (distributed_optimizer is ZeRO-1)
   bool reshard = false;            // --fsdp-reshard-after-forward
 };
 
 // ZeRO-2 and ZeRO-3 (FSDP) cases.
 Case zero_case(std::string schedule, int pp, int microbatches, int chunks, int tp, int dp, P2pMode p2p, int zero,
-               bool reshard = false, bool llama_layer = false) {
+               bool reshard = false, bool llama_layer = false, int cp = 1) {
   Case c{std::move(schedule), pp, microbatches, chunks, tp, dp, p2p};
   c.zero = zero;
+  c.cp = cp;
   c.reshard = reshard;
   c.llama_layer = llama_layer;
   return c;
@@ -48,8 +51,8 @@ void PrintTo(const Case& c, std::ostream* out) {
   *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
-       << (c.tp_comm_overlap ? " tp comm overlap" : "") << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "")
-       << (c.reshard ? " reshard after forward" : "");
+       << (c.tp_comm_overlap ? " tp comm overlap" : "") << " cp " << c.cp << (c.cp_all_to_all ? " all-to-all" : "")
+       << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "") << (c.reshard ? " reshard after forward" : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -59,6 +62,8 @@ RunSpec spec_of(const Case& c) {
   spec.schedule.params = {c.pp, c.microbatches, c.chunks};
   spec.parallel.tp = c.tp;
   spec.parallel.dp = c.dp;
+  spec.parallel.cp = c.cp;
+  spec.parallel.cp_algo = c.cp_all_to_all ? model::CpAlgo::AllToAll : model::CpAlgo::Ring;
   ModelSpec model;
   model::Transformer& small = model.transformer;
   small.name = "small";
@@ -89,6 +94,8 @@ RunSpec spec_of(const Case& c) {
   spec.comm.exec.dp_comm = sim::CommFidelity::Analytic;
   spec.comm.exec.nccl_nvlink_efficiency = 0.76;
   spec.comm.exec.tp_comm_overlap = c.tp_comm_overlap;
+  spec.comm.exec.cp_comm = sim::CommFidelity::Analytic;
+  spec.comm.exec.cp_all_to_all = c.cp_all_to_all;
   // Buckets of 1M parameters: rank 0's first stage reduces its gradients in several, launched part-way
   // through its last backward.
   spec.comm.grad_bucket_parameters = 1e6;
@@ -137,9 +144,11 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     if (cf.step.deadlocked()) throw std::runtime_error("the contention-free engine deadlocked");
     const PricedReplica& replica = cf.job.replicas.front();
     const RankStepEnd& rank0 = replica.ranks.front();
+    const CpStageComm& cp = replica.ops.stages().front().cp;
     return std::vector<double>{cf.step.step_time, replica.forward_messages.front().transfer,
                                replica.forward_messages.front().latency, replica.ops.tp_of(Op(Action{0, 0, Kind::F})),
                                static_cast<double>(rank0.reductions.size()), static_cast<double>(rank0.gathers.size()),
+                               cp.kv_send + cp.q_alltoall, replica.ops.cp_of(Op(Action{0, 0, Kind::B})),
                                replica.ops.fsdp_of(Op(Action{0, 0, Kind::F}))};
   });
   const std::vector<double> simulated = in_child([&] {
@@ -148,7 +157,7 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     if (result.deadlock) throw std::runtime_error(result.deadlock->line);
     return std::vector<double>{result.makespan};
   });
-  ASSERT_EQ(estimate.size(), 7u);
+  ASSERT_EQ(estimate.size(), 9u);
   ASSERT_EQ(simulated.size(), 1u);
   if (c.pp > 1) {  // one rank sends nothing
     EXPECT_GT(estimate[1], 0);
@@ -165,9 +174,18 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
   if ((c.distributed_optimizer || c.zero == 2) && c.dp > 1) {
     EXPECT_GT(estimate[5], 0);
   }
+  // Context parallelism priced: its messages take time, and Ulysses' all-to-alls (on the critical
+  // path) or, at t = 1, the ring's backward sends (KV and dKV together outlast a step) show in a B;
+  // at t = 2 a ring step's attention hides them.
+  if (c.cp > 1) {
+    EXPECT_GT(estimate[6], 0);
+    if (c.cp_all_to_all || c.tp == 1) {
+      EXPECT_GT(estimate[7], 0);
+    }
+  }
   // ZeRO-3: stage 0's first forward waits for its first units' all-gathers; no step-end all-gather.
   if (c.zero == 3) {
-    EXPECT_GT(estimate[6], 0);
+    EXPECT_GT(estimate[8], 0);
     EXPECT_EQ(estimate[5], 0);
   }
   const double expected = estimate[0];
@@ -190,6 +208,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, true},
                       Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, true},
                       Case{"dualpipev", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, true, true, true},
+                      // Context parallelism: the ring and Ulysses' all-to-alls, with and without TP and SP;
+                      // the gradients reduced over dp·cp.
+                      Case{"1f1b", 4, 8, 0, 1, 1, P2pMode::Async, false, false, false, false, 2},
+                      Case{"1f1b", 4, 8, 0, 1, 1, P2pMode::Async, false, false, false, false, 4},
+                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, false, false, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, true, true, false, 2},
+                      Case{"interleaved", 2, 8, 2, 2, 2, P2pMode::Async, false, false, true, true, 2},
+                      Case{"1f1b", 4, 8, 0, 1, 1, P2pMode::Async, false, false, false, false, 4, true},
+                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, false, false, 2, true},
+                      Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, false, true, false, 2, true},
                       // ZeRO-2, and ZeRO-3 (FSDP) with and without a pipeline, with and without resharding.
                       zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Async, 2),
                       zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3),
@@ -200,7 +228,10 @@ INSTANTIATE_TEST_SUITE_P(
                       zero_case("zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, 3, false, true),
                       zero_case("dualpipev", 2, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),  // F&B pairs
                       zero_case("1f1b", 1, 4, 0, 2, 2, P2pMode::Async, 3),
-                      zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true)),
+                      zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true),
+                      // ZeRO-3 with context parallelism: FSDP shards over dp·cp.
+                      zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3, false, false, 2),
+                      zero_case("1f1b", 1, 4, 0, 2, 1, P2pMode::Async, 3, false, true, 2)),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
@@ -208,6 +239,7 @@ INSTANTIATE_TEST_SUITE_P(
       return name + "_p" + std::to_string(c.pp) + "_tp" + std::to_string(c.tp) + "_dp" + std::to_string(c.dp) + "_" +
              p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
              (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
+             (c.cp > 1 ? "_cp" + std::to_string(c.cp) + (c.cp_all_to_all ? "_a2a" : "_ring") : "") +
              (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "");
     });
 

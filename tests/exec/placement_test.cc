@@ -54,6 +54,20 @@ TEST(Placement, MegatronGroupsByHand) {
 
 // The same 16 ranks with ep 4, etp 1: the expert layers' etp(1)-ep(4)-edp(2)-pp(2), ep = k mod 4,
 // edp = ⌊k/4⌋ mod 2.
+TEST(Placement, GradientGroupIsDataParallelWithContextParallelByHand) {
+  // Megatron-Core's get_data_parallel_group(with_context_parallel=True): the ranks sharing t and r,
+  // c and d free. Rank 5 = (t 1, c 0, d 1, r 0): 1, 3, 5, 7; rank 10 = (t 0, c 1, d 0, r 1): 8, 10, 12, 14.
+  const Placement p(sizes(2, 2, 2, 2), "tp-cp-ep-dp-pp", gpus(16, 8), false);
+  EXPECT_EQ(p.gradient_group(5), (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(p.gradient_group(10), (std::vector<int>{8, 10, 12, 14}));
+  EXPECT_EQ(p.rank_in_gradient_group(5), 2);
+  EXPECT_EQ(p.replica_of(5), 2);  // d 1 · cp 2 + c 0
+  EXPECT_EQ(p.replica_of(10), 1);
+  // Without context parallelism it is the data-parallel group.
+  const Placement plain(sizes(2, 1, 2, 2), "tp-cp-ep-dp-pp", gpus(8, 8), false);
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(plain.gradient_group(k), plain.group(k, "dp"));
+}
+
 TEST(Placement, ExpertGroupsByHand) {
   const Placement p(sizes(2, 2, 2, 2, 4, 1), "tp-cp-ep-dp-pp", gpus(16, 8), false);
   EXPECT_EQ(p.sizes().expert_dp(), 2);
@@ -131,7 +145,7 @@ TEST(Placement, RefusesBrokenRules) {
             "--ep 2 --etp 1: ep·etp = 2 must divide tp·cp·dp = 3 (the GPUs of a stage, which the expert layers "
             "split into etp × ep × expert-data-parallel)");
   EXPECT_EQ(message(sizes(2, 2, 4, 2), "tp-cp-dp-pp"),
-            "--tp 2 --pp 2 --dp 4 --cp 2: needs 32 GPUs, the platform has 16");
+            "--tp 2 --pp 2 --dp 4 --cp 2: tp·cp·dp·pp = 32 GPUs, the platform has 16");
   EXPECT_EQ(message(sizes(1, 1, 2, 2), "tp-dp"),
             "--placement tp-dp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
             "tp-cp-ep-dp-pp");

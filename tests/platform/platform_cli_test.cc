@@ -114,6 +114,16 @@ TEST(PlatformCli, InfoLayoutShowsWhereEachGroupLands) {
                      "the expert layers split into etp × ep × expert-data-parallel)\n");
 }
 
+// A layout's sizes without --layout would be silently ignored: each is refused, named.
+TEST(PlatformCli, InfoRefusesLayoutSizesWithoutLayout) {
+  for (const std::string flag : {"--tp 2", "--pp 2", "--placement dp-tp-pp", "--ep 2"}) {
+    const auto r = run_pipegrid("platform info " + kTwoNodes + " " + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_EQ(r.err, "pipegrid: error: " + flag.substr(0, flag.find(' ')) +
+                         ": lays out a job, which platform info shows with --layout\n");
+  }
+}
+
 TEST(PlatformCli, InfoRouteAsSimGridComputesIt) {
   const auto r = run_pipegrid("platform info " + kTwoNodes + " --route node0-gpu0 node1-gpu1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
