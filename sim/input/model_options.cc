@@ -97,9 +97,10 @@ std::vector<OptionSpec> model_options() {
                "parameters all-gathered; the same as --zero 1"},
       {.flag = "zero", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(3),
        .default_text = "0",
-       .help = "ZeRO stage: 0 none, 1 the optimizer state sharded (--distributed-optimizer), 2 the gradients too "
-               "(DeepSpeed), 3 the parameters too, as PyTorch FSDP2 under torchtitan: each layer all-gathered "
-               "before its forward and backward, its gradients reduce-scattered",
+       .help = "ZeRO stage, sharding over the gradient group (dp x cp GPUs): 0 none, 1 the optimizer state "
+               "sharded (--distributed-optimizer), 2 the gradients too (DeepSpeed), 3 the parameters too, as "
+               "PyTorch FSDP2 under torchtitan: each layer all-gathered before its forward and backward, its "
+               "gradients reduce-scattered",
        .identity_when_given = kSim},  // a sweep configuration that does not give it keeps its id
       {.flag = "fsdp-reshard-after-forward", .section = "model", .commands = kSim, .type = Flag,
        .default_text = "false",
