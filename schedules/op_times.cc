@@ -25,7 +25,7 @@ double OpTimes::compute_of(const Op& op) const {
 double OpTimes::tp_of(const Op& op) const {
   if (uniform_) return 0;
   TpCollectives calls;
-  double gemm = 0;
+  double gemm = 0, dgrad = 0, wgrad = 0;
   for (int k = 0; k < op.size(); ++k) {
     const StageOpTimes& s = stages_[op[k].stage];
     if (op[k].kind == Kind::F) {
@@ -38,12 +38,18 @@ double OpTimes::tp_of(const Op& op) const {
       calls.allreduces += s.tp_backward;
       calls.reduce_scatters += s.tp_reduce_scatters_backward;
       calls.all_gathers += s.tp_all_gathers_backward;
+      calls.native_gathers += s.tp_native_pairs;
       gemm += s.i_tp_gemm;
+      dgrad += s.i_tp_gemm;
     }
-    if (op[k].kind == Kind::B) gemm += s.w_tp_gemm;
+    if (op[k].kind == Kind::B) {
+      calls.native_scatters += s.tp_native_pairs;
+      gemm += s.w_tp_gemm;
+      wgrad += s.w_tp_gemm;
+    }
   }
   const StageOpTimes& first = stages_[op.first.stage];
-  const TpOpCost cost{calls, first.tp_allreduce, gemm};
+  const TpOpCost cost{calls, first.tp_allreduce, gemm, dgrad, wgrad};
   return first.tp_overlap ? cost.overlapped_extra(first.tp_rs_slowdown) : cost.serial();
 }
 

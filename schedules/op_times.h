@@ -27,6 +27,7 @@ struct StageOpTimes {
   // --tp-comm-overlap the GEMM seconds of F and of I they run under.
   int tp_reduce_scatters_forward = 0, tp_reduce_scatters_backward = 0;
   int tp_all_gathers_forward = 0, tp_all_gathers_backward = 0;
+  int tp_native_pairs = 0;  // of the backward's, the column GEMMs' async re-gathers and reduce-scatters
   bool tp_overlap = false;
   double tp_rs_slowdown = 1;
   double f_tp_gemm = 0, i_tp_gemm = 0, w_tp_gemm = 0;  // a B runs under I's and W's

@@ -13,23 +13,44 @@ struct TpCollectives {
   int allreduces = 0;
   int reduce_scatters = 0;
   int all_gathers = 0;
+  /// Of those, the backward's "native pairs" of sequence parallelism: each column-parallel GEMM's
+  /// input gathered again for its weight gradient, issued async under its input-gradient (dgrad)
+  /// GEMM, and its input gradient's reduce-scatter, async under its weight-gradient (wgrad) GEMM
+  /// (Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer Engine's
+  /// Linear does the same). A split backward's I has the gathers' pairs only: its wgrad is W's.
+  int native_gathers = 0;
+  int native_scatters = 0;
   /// Ring halves: an all-reduce is two, a reduce-scatter or an all-gather one.
   int halves() const { return 2 * allreduces + reduce_scatters + all_gathers; }
   bool any() const { return halves() > 0; }
 };
 
 /// `allreduce_seconds`: one all-reduce of the op's size over its TP ring; a half takes half of it
-/// (collectives.h: (n − 1)/n · S / bw + (n − 1) · latency). `gemm_seconds`: the op's GEMMs.
+/// (collectives.h: (n − 1)/n · S / bw + (n − 1) · latency). `gemm_seconds`: the op's GEMMs;
+/// `dgrad_seconds` and `wgrad_seconds` those of its backward's input and weight gradients.
 struct TpOpCost {
   TpCollectives calls;
   double allreduce_seconds = 0;
   double gemm_seconds = 0;
+  double dgrad_seconds = 0;
+  double wgrad_seconds = 0;
 
-  /// Back to back after the compute.
+  /// Without --tp-comm-overlap: back to back after the compute, but for the native pairs, each of
+  /// which runs under its GEMM — a column GEMM's dgrad or wgrad, taken as an equal share of the op's
+  /// (a layer's weight GEMMs are half column-, half row-parallel: dgrad / (2 · native_gathers)) —
+  /// and costs only what it outlasts it by.
   double serial() const {
     if (calls.reduce_scatters + calls.all_gathers == 0) return calls.allreduces * allreduce_seconds;
-    return calls.halves() * (allreduce_seconds / 2);
+    const double half = allreduce_seconds / 2;
+    const int natives = calls.native_gathers + calls.native_scatters;
+    double extra = (calls.halves() - natives) * half;
+    extra += calls.native_gathers * std::max(0.0, half - native_share(dgrad_seconds, calls.native_gathers));
+    extra += calls.native_scatters * std::max(0.0, half - native_share(wgrad_seconds, calls.native_scatters));
+    return extra;
   }
+  /// One native pair's GEMM: an equal share of the op's dgrad or wgrad GEMMs, of which the column
+  /// GEMMs are half.
+  static double native_share(double gemm_seconds, int natives) { return natives > 0 ? gemm_seconds / (2 * natives) : 0; }
 
   /// --tp-comm-overlap (Transformer Engine's userbuffers): each reduce-scatter or all-gather runs
   /// under its GEMM — modelled as an equal share of the op's GEMM time — so a pair costs the longer

@@ -7,6 +7,7 @@
 
 #include "common/input_error.h"
 #include "sim/exec/cp_comm.h"
+#include "sim/exec/expert_group.h"
 #include "sim/exec/gradient_plan.h"
 #include "sim/exec/job.h"
 #include "sim/exec/network_setup.h"
@@ -24,8 +25,16 @@ namespace sg4 = simgrid::s4u;
 
 void check_priceable(const SimulationInput& input) {
   const ExecOptions& o = input.options;
-  if (input.costs.routing().enabled())
-    throw InputError("the contention-free engine does not time mixture-of-experts all-to-alls; run pipegrid simulate");
+  if (input.costs.routing().enabled()) {
+    if (o.ep_comm == CommFidelity::Flow)
+      throw InputError("the contention-free engine prices mixture-of-experts all-to-alls analytically (--ep-comm analytic)");
+    for (const std::vector<Op>& program : input.schedule.programs)
+      for (const Op& op : program)
+        if (op.is_pair() && (input.costs.stage(op.first.stage).moe.moe_layers > 0 ||
+                             input.costs.stage(op.second->stage).moe.moe_layers > 0))
+          throw InputError("the contention-free engine does not time overlapped pairs of mixture-of-experts chunks; "
+                           "run pipegrid simulate");
+  }
   if (o.optimizer_sync == OptimizerSync::PostValidation)
     throw InputError("--optimizer-sync post-validation: the contention-free engine times the all-reduce check or none");
   if (o.tp_comm == CommFidelity::Flow || o.dp_comm == CommFidelity::Flow || o.cp_comm == CommFidelity::Flow)
@@ -43,6 +52,7 @@ class Pricer {
   Pricer(const SimulationInput& input, Network& network, const std::vector<sg4::Host*>& hosts)
       : input_(input), network_(network), hosts_(hosts), plan_(input.schedule, input.placement, input.costs, input.options) {
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
+    for (const PlatformGpu& g : input.platform_gpus) node_of_gpu_.push_back(g.node);
   }
 
   // A replica is one pipeline: data-parallel replica d·cp + context-parallel rank c (placement.h
@@ -60,6 +70,7 @@ class Pricer {
       op.f = work.f_flops / speed;
       op.i = work.i_flops / speed;
       op.w = work.w_flops / speed;
+      if (work.moe.moe_layers > 0) moe_times(d, rank, work.moe, op);
       if (tp() > 1 && input_.options.tp_comm == CommFidelity::Analytic) {
         op.tp_forward = work.tp_allreduces_forward;
         op.tp_backward = work.tp_allreduces_backward;
@@ -68,11 +79,16 @@ class Pricer {
         op.tp_reduce_scatters_backward = work.tp_reduce_scatters_backward;
         op.tp_all_gathers_forward = work.tp_all_gathers_forward;
         op.tp_all_gathers_backward = work.tp_all_gathers_backward;
-        op.tp_overlap = input_.options.tp_comm_overlap;
+        op.tp_native_pairs = work.tp_native_pairs_backward;
+        // An MoE op's TP collectives run after its attention, serial (gpu_compute.cc).
+        op.tp_overlap = input_.options.tp_comm_overlap && work.moe.moe_layers == 0;
         op.tp_rs_slowdown = input_.options.tp_overlap_rs_slowdown;
-        op.f_tp_gemm = work.f_tp_gemm_flops / speed;
-        op.i_tp_gemm = work.i_tp_gemm_flops / speed;
-        op.w_tp_gemm = work.w_tp_gemm_flops / speed;
+        // An MoE op's phases hide none of its TP collectives (gpu_compute.cc, action_tp_collectives).
+        if (work.moe.moe_layers == 0) {
+          op.f_tp_gemm = work.f_tp_gemm_flops / speed;
+          op.i_tp_gemm = work.i_tp_gemm_flops / speed;
+          op.w_tp_gemm = work.w_tp_gemm_flops / speed;
+        }
       }
       if (input_.options.cp_comm == CommFidelity::Analytic)
         op.cp = cp_stage_comm(network_, input_.placement, work, tp_group(d, rank), speed, input_.options.cp_all_to_all);
@@ -104,6 +120,37 @@ class Pricer {
 
  private:
   int tp() const { return input_.placement.sizes().tp; }
+
+  // An MoE stage's F, I and W as moe_op.cc runs them alone: the compute of its phases (the experts'
+  // at the member's share of the assignments, etp times its receipts), the all-to-alls at their α-β
+  // time and the ETP group's all-gather and reduce-scatter rings, all exposed; at the slowest TP member.
+  void moe_times(int d, int rank, const MoeWork& w, StageOpTimes& op) {
+    op.f = op.i = op.w = 0;
+    using D = ExpertDirection;
+    for (int t = 0; t < tp(); ++t) {
+      const int g = gpu(t, d, rank);
+      const double speed = hosts_[g]->get_speed();
+      const ExpertTraffic traffic(input_.placement, input_.costs.routing(), node_of_gpu_, g);
+      const double received = traffic.received_assignments(w.tokens);
+      const auto compute = [&](int pass) { return (w.non_expert[pass] + w.shared[pass] + received * w.etp * w.routed[pass]) / speed; };
+      const auto a2a = [&](D direction, double bytes) {
+        if (traffic.members.size() < 2 || input_.options.ep_comm == CommFidelity::Off) return 0.0;
+        return traffic.analytic_seconds(network_, direction, bytes, w.tokens);
+      };
+      const std::vector<int> etp_group = input_.placement.group(g, "etp");
+      const auto ring = [&](RingPhases phases, double bytes_per_assignment) {
+        if (etp_group.size() < 2 || input_.options.ep_comm == CommFidelity::Off) return 0.0;
+        return ring_allreduce_seconds(network_, etp_group, static_cast<double>(etp_group.size()) * received * bytes_per_assignment, phases);
+      };
+      const double f = compute(0) + a2a(D::ToExperts, w.dispatch_bytes) + ring(RingPhases::AllGather, w.dispatch_bytes) +
+                       ring(RingPhases::ReduceScatter, w.combine_bytes) + a2a(D::FromExperts, w.combine_bytes);
+      const double i = a2a(D::ToExperts, w.combine_bytes) + ring(RingPhases::AllGather, w.combine_bytes) +
+                       ring(RingPhases::ReduceScatter, w.combine_bytes) + a2a(D::FromExperts, w.combine_bytes) + compute(1);
+      op.f = std::max(op.f, f);
+      op.i = std::max(op.i, i);
+      op.w = std::max(op.w, compute(2));
+    }
+  }
   int gpu(int t, int d, int rank) const {
     const int cp = input_.placement.sizes().cp;
     return input_.placement.gpu({t, d / cp, rank, d % cp});
@@ -163,8 +210,17 @@ class Pricer {
       return most;
     };
     const std::vector<GradientReduction>& plan = members.front();
+    const std::vector<Op>& program = input_.schedule.programs[rank];
+    // An MoE op launches its ready buckets at its end (moe_op.h runs its phases, not execute()).
+    const auto fraction = [&](const GradientReduction& r) {
+      if (r.position >= program.size()) return r.fraction;
+      const Op& op = program[r.position];
+      for (int i = 0; i < op.size(); ++i)
+        if (input_.costs.stage(op[i].stage).moe.moe_layers > 0) return 1.0;
+      return r.fraction;
+    };
     for (std::size_t k = 0; k < plan.size(); ++k)
-      out.reductions.push_back({plan[k].position, plan[k].fraction, plan[k].stream,
+      out.reductions.push_back({plan[k].position, fraction(plan[k]), plan[k].stream,
                                 longest(k, &GradientReduction::bytes, plan[k].phases), plan[k].after_grad_sync});
     if (input_.options.distributed_optimizer)
       for (std::size_t k = plan.size(); k-- > 0;)
@@ -179,6 +235,7 @@ class Pricer {
   const std::vector<sg4::Host*>& hosts_;
   const JobPlan plan_;
   double bandwidth_factor_ = 1;
+  std::vector<int> node_of_gpu_;
 };
 
 }  // namespace

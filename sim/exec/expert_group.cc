@@ -10,59 +10,49 @@ namespace pipegrid::sim {
 
 namespace sg4 = simgrid::s4u;
 
-ExpertGroup::ExpertGroup(Job& job, int gpu) : job_(job), gpu_(gpu) {
-  const ExpertRouting& routing = job.plan.costs.routing();
-  members_ = job.plan.placement.group(gpu, "ep");
-  member_ = job.plan.placement.rank_in(gpu, "ep");
-  std::set<int> nodes;
-  for (int m : members_) nodes.insert(job.gpus.node_of_gpu[m]);
-  shares_ = routing.member_shares;
+ExpertTraffic::ExpertTraffic(const Placement& placement, const ExpertRouting& routing,
+                             const std::vector<int>& node_of_gpu, int gpu)
+    : members(placement.group(gpu, "ep")), member(placement.rank_in(gpu, "ep")), shares(routing.member_shares),
+      top_k(routing.top_k) {
+  std::set<int> distinct;
+  for (int m : members) {
+    nodes.push_back(node_of_gpu[m]);
+    distinct.insert(node_of_gpu[m]);
+  }
   // DeepSeek-V3's node-limited routing: a token reaches experts on at most M nodes and DeepEP sends it
   // over InfiniBand once per node, where without the limit its k experts would each get a copy: the
   // InfiniBand bytes shrink by M / k (when the group spans more than M nodes).
   const int limit = routing.max_nodes_per_token;
-  if (limit > 0 && static_cast<int>(nodes.size()) > limit && limit < routing.top_k)
-    internode_factor_ = static_cast<double>(limit) / routing.top_k;
-  if (job.plan.options.ep_comm != CommFidelity::Flow || job.plan.options.ep_flows != EpFlows::DeepEp || size() < 2) return;
-  const std::vector<MemberPlace> places = member_places(members_, job.gpus.node_of_gpu);
-  for (const Direction direction : {Direction::ToExperts, Direction::FromExperts}) {
-    const int d = static_cast<int>(direction);
-    for (const ExpertFlow& flow : deepep_flows(places, shares_, internode_factor_, direction == Direction::ToExperts)) {
-      if (flow.src == member_) sends_[d].push_back({flow.dst, flow.share});
-      if (flow.dst == member_) receives_[d].push_back({flow.src, flow.share});
-    }
-  }
+  if (limit > 0 && static_cast<int>(distinct.size()) > limit && limit < routing.top_k)
+    internode_factor = static_cast<double>(limit) / routing.top_k;
 }
 
-double ExpertGroup::received_assignments(double tokens) const {
-  return size() * tokens * job_.plan.costs.routing().top_k * shares_[member_];
+double ExpertTraffic::received_assignments(double tokens) const {
+  return static_cast<double>(members.size()) * tokens * top_k * shares[member];
 }
 
-double ExpertGroup::pair_bytes(int from, int to, Direction direction, double bytes_per_assignment,
-                               double tokens) const {
+double ExpertTraffic::pair_bytes(int from, int to, ExpertDirection direction, double bytes_per_assignment,
+                                 double tokens) const {
   if (from == to) return 0;
   // To experts: `from` owns the tokens and sends those routed to `to`'s experts; from experts: `from`
   // holds the experts and returns their results for `to`'s tokens.
-  const double share = direction == Direction::ToExperts ? shares_[to] : shares_[from];
-  double bytes = tokens * job_.plan.costs.routing().top_k * share * bytes_per_assignment;
-  if (job_.gpus.node_of_gpu[members_[from]] != job_.gpus.node_of_gpu[members_[to]]) bytes *= internode_factor_;
+  const double share = direction == ExpertDirection::ToExperts ? shares[to] : shares[from];
+  double bytes = tokens * top_k * share * bytes_per_assignment;
+  if (nodes[from] != nodes[to]) bytes *= internode_factor;
   return bytes;
 }
 
-double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assignment, double tokens) {
-  for (const AnalyticCase& known : analytic_)
-    if (known.direction == direction && known.bytes_per_assignment == bytes_per_assignment && known.tokens == tokens)
-      return known.seconds;
-  // Each member's ports carry its sends out and its receives in, NVLink and InfiniBand in parallel:
-  // the all-to-all lasts as long as the busiest port of the busiest member, plus the longest latency.
+double ExpertTraffic::analytic_seconds(Network& network, ExpertDirection direction, double bytes_per_assignment,
+                                       double tokens) const {
+  const int size = static_cast<int>(members.size());
   double seconds = 0, latency = 0;
-  for (int i = 0; i < size(); ++i) {
+  for (int i = 0; i < size; ++i) {
     double out_near = 0, out_far = 0, in_near = 0, in_far = 0, near_bw = 0, far_bw = 0;
-    for (int j = 0; j < size(); ++j) {
+    for (int j = 0; j < size; ++j) {
       if (i == j) continue;
-      const auto [bandwidth, lat] = job_.network.routes().bottleneck_and_latency(members_[i], members_[j]);
+      const auto [bandwidth, lat] = network.routes().bottleneck_and_latency(members[i], members[j]);
       latency = std::max(latency, lat);
-      const bool far = job_.gpus.node_of_gpu[members_[i]] != job_.gpus.node_of_gpu[members_[j]];
+      const bool far = nodes[i] != nodes[j];
       (far ? out_far : out_near) += pair_bytes(i, j, direction, bytes_per_assignment, tokens);
       (far ? in_far : in_near) += pair_bytes(j, i, direction, bytes_per_assignment, tokens);
       (far ? far_bw : near_bw) = bandwidth;
@@ -70,8 +60,31 @@ double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assig
     if (near_bw > 0) seconds = std::max(seconds, std::max(out_near, in_near) / near_bw);
     if (far_bw > 0) seconds = std::max(seconds, std::max(out_far, in_far) / far_bw);
   }
-  analytic_.push_back({direction, bytes_per_assignment, tokens, seconds + latency});
   return seconds + latency;
+}
+
+ExpertGroup::ExpertGroup(Job& job, int gpu)
+    : job_(job), gpu_(gpu), traffic_(job.plan.placement, job.plan.costs.routing(), job.gpus.node_of_gpu, gpu),
+      member_(traffic_.member), members_(traffic_.members) {
+  if (job.plan.options.ep_comm != CommFidelity::Flow || job.plan.options.ep_flows != EpFlows::DeepEp || size() < 2) return;
+  const std::vector<MemberPlace> places = member_places(members_, job.gpus.node_of_gpu);
+  for (const Direction direction : {Direction::ToExperts, Direction::FromExperts}) {
+    const int d = static_cast<int>(direction);
+    for (const ExpertFlow& flow :
+         deepep_flows(places, traffic_.shares, traffic_.internode_factor, direction == Direction::ToExperts)) {
+      if (flow.src == member_) sends_[d].push_back({flow.dst, flow.share});
+      if (flow.dst == member_) receives_[d].push_back({flow.src, flow.share});
+    }
+  }
+}
+
+double ExpertGroup::analytic_seconds(Direction direction, double bytes_per_assignment, double tokens) {
+  for (const AnalyticCase& known : analytic_)
+    if (known.direction == direction && known.bytes_per_assignment == bytes_per_assignment && known.tokens == tokens)
+      return known.seconds;
+  const double seconds = traffic_.analytic_seconds(job_.network, direction, bytes_per_assignment, tokens);
+  analytic_.push_back({direction, bytes_per_assignment, tokens, seconds});
+  return seconds;
 }
 
 void ExpertGroup::all_to_all(Direction direction, double bytes_per_assignment, double tokens,

@@ -48,7 +48,10 @@ GpuRun::GpuRun(Job& job, std::vector<int> gpus)
         }))
       throw std::logic_error("GpuRun: the members of a lockstep group plan different gradient reductions");
   }
-  if (job.plan.costs.routing().enabled()) moe_ = std::make_unique<MoeOp>(job, gpus.front(), speed_);
+  if (job.plan.costs.routing().enabled())
+    moe_ = std::make_unique<MoeOp>(job, gpus.front(), speed_, [this](std::size_t pos, const Action& a, int first_ring) {
+      action_tp_collectives(pos, a, first_ring);
+    });
   for (const GradientReduction& r : members_.front().reductions) fsdp_stream_ = std::max(fsdp_stream_, r.stream + 1);
   fsdp_seconds_.resize(static_cast<std::size_t>(job.plan.schedule.num_stages()));
   // Post-validation's check comes back from the next rank before the first op that needs anything

@@ -92,10 +92,12 @@ void GpuRun::execute(const Op& op, double flops, double comm_seconds) {
   }
 }
 
-// The α-β time the op's TP collectives add to its compute (tp_comm.h): run after the compute back to
-// back, or with --tp-comm-overlap each under an equal share of the op's GEMMs.
+// The α-β time the op's TP collectives add to its compute (tp_op_cost.h): run after the compute back
+// to back (sequence parallelism's native pairs under their GEMMs), or with --tp-comm-overlap each under
+// an equal share of the op's GEMMs.
 double GpuRun::tp_analytic_seconds(const Op& op, const TpCollectives& calls, double bytes) {
-  const TpOpCost cost{calls, tp_allreduce_seconds(bytes), job_.plan.costs.tp_gemm_seconds(op, speed_)};
+  const auto [dgrad, wgrad] = job_.plan.costs.tp_backward_gemm_seconds(op, speed_);
+  const TpOpCost cost{calls, tp_allreduce_seconds(bytes), job_.plan.costs.tp_gemm_seconds(op, speed_), dgrad, wgrad};
   return job_.plan.options.tp_comm_overlap ? cost.overlapped_extra(job_.plan.options.tp_overlap_rs_slowdown)
                                            : cost.serial();
 }
@@ -151,6 +153,43 @@ void GpuRun::compute_with_tp(std::size_t pos, const Op& op, double flops) {
   run_tp_flows(pos, op, flops, calls, bytes);
 }
 
+// An MoE action's TP collectives (moe_op.h computes its phases): after its attention, back to back and
+// exposed, at --tp-comm's fidelity — their GEMMs are not split out of the phase, so --tp-comm-overlap
+// leaves them serial — then its context-parallel messages (analytic or off: simulation_run.cc). Such
+// a GPU has an actor of its own (tp_lockstep.h).
+void GpuRun::action_tp_collectives(std::size_t pos, const Action& action, int first_ring) {
+  const Op op(action);
+  run_tp_collectives_only(pos, op, first_ring);
+  run_cp(pos, op);
+}
+
+void GpuRun::run_tp_collectives_only(std::size_t pos, const Op& op, int first_ring) {
+  const TpCollectives calls = job_.plan.placement.sizes().tp > 1 ? job_.plan.costs.tp_collectives(op) : TpCollectives{};
+  if (!calls.any() || job_.plan.options.tp_comm == CommFidelity::Off) return;
+  const double bytes = job_.plan.costs.tp_allreduce_bytes(op);
+  Member& me = members_.front();
+  if (job_.plan.options.tp_comm == CommFidelity::Analytic) {
+    const double start = sg4::Engine::get_clock();
+    const double seconds = TpOpCost{calls, tp_allreduce_seconds(bytes), 0}.serial();
+    job_.network.ledger().hold_analytic(me.gpu, start - 1e-6);
+    if (seconds > 0) sg4::this_actor::sleep_for(seconds);
+    const double end = sg4::Engine::get_clock();
+    me.account->tp_exposed += end - start;
+    trace_tp_rows(me.gpu, calls, bytes, start, end);
+    if (!me.tp_hops) me.tp_hops = analytic_ring_hops(job_.network, tp_group(me), me.at.tp, RingPhases::AllReduce);
+    account_analytic_hops(job_.network, *me.tp_hops, bytes * calls.halves() / 2, start, end);
+    job_.network.ledger().release_analytic(me.gpu);
+    return;
+  }
+  const std::vector<int> group = tp_group(me);
+  int k = first_ring;
+  for (int r = 0; r < calls.allreduces; ++r) run_tp_ring(pos, k++, group, me, RingPhases::AllReduce, bytes);
+  for (int r = 0; r < std::max(calls.all_gathers, calls.reduce_scatters); ++r) {
+    if (r < calls.all_gathers) run_tp_ring(pos, k++, group, me, RingPhases::AllGather, bytes);
+    if (r < calls.reduce_scatters) run_tp_ring(pos, k++, group, me, RingPhases::ReduceScatter, bytes);
+  }
+}
+
 // The analytic collectives of an op as trace rows, one per kind with the bytes of all of them, the
 // interval [from, end] shared in proportion to their ring halves.
 void GpuRun::trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, double from, double end) {
@@ -177,6 +216,8 @@ void GpuRun::trace_tp_rows(int gpu, const TpCollectives& calls, double bytes, do
 // sequence parallelism's all-gathers and reduce-scatters alternating (before the column-parallel GEMM,
 // after the row-parallel one). With --tp-comm-overlap a ring runs under its slice's share of the
 // GEMMs: the ring first, then what of that share it did not cover and the slice's other kernels.
+// Without it, sequence parallelism's native pairs (tp_op_cost.h) run so under their dgrad or wgrad
+// GEMM's share.
 void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpCollectives& calls, double bytes) {
   Member& me = members_.front();
   const std::vector<int> group = tp_group(me);
@@ -188,21 +229,35 @@ void GpuRun::run_tp_flows(std::size_t pos, const Op& op, double flops, const TpC
   const int n = static_cast<int>(rings.size());
   const bool overlap = job_.plan.options.tp_comm_overlap && calls.allreduces == 0;
   const double gemm_share = overlap ? job_.plan.costs.tp_gemm_seconds(op, speed_) / n : 0;
+  const auto [dgrad, wgrad] = job_.plan.costs.tp_backward_gemm_seconds(op, speed_);
+  int native_gathers = overlap ? 0 : calls.native_gathers, native_scatters = overlap ? 0 : calls.native_scatters;
   for (int k = 0; k < n; ++k) {
     const RingPhases phase = rings[static_cast<std::size_t>(k)];
     double slice = flops / n;
-    if (overlap) {
-      const double slowdown = phase == RingPhases::ReduceScatter ? job_.plan.options.tp_overlap_rs_slowdown : 1;
+    double share = gemm_share;
+    bool under_gemm = overlap;
+    if (phase == RingPhases::AllGather && native_gathers > 0) {
+      --native_gathers;
+      share = TpOpCost::native_share(dgrad, calls.native_gathers);
+      under_gemm = true;
+    } else if (phase == RingPhases::ReduceScatter && native_scatters > 0) {
+      --native_scatters;
+      share = TpOpCost::native_share(wgrad, calls.native_scatters);
+      under_gemm = true;
+    }
+    if (under_gemm) {
+      const double slowdown =
+          overlap && phase == RingPhases::ReduceScatter ? job_.plan.options.tp_overlap_rs_slowdown : 1;
       const double start = sg4::Engine::get_clock();
       run_tp_ring(pos, k, group, me, phase, bytes);
       const double ring = sg4::Engine::get_clock() - start;
       // Accounted as the α-β path does: the GEMM share is compute, what the pair takes beyond it
       // (the ring's excess, or the SMs the reduce-scatter took) exposed TP communication.
-      const double gemm_ran_with_ring = gemm_share - std::max(gemm_share * slowdown - ring, 0.0);
+      const double gemm_ran_with_ring = share - std::max(share * slowdown - ring, 0.0);
       me.account->tp_exposed = std::max(0.0, me.account->tp_exposed - gemm_ran_with_ring);
       me.account->busy += gemm_ran_with_ring;
       // The slice's GEMM share ran with the ring; what of it outlasts the ring is still to run.
-      slice += (std::max(gemm_share * slowdown - ring, 0.0) - gemm_share) * speed_;
+      slice += (std::max(share * slowdown - ring, 0.0) - share) * speed_;
       execute(op, std::max(slice, 0.0));
       continue;
     }

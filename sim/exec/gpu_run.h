@@ -96,6 +96,8 @@ class GpuRun {
   bool cp_ring_flows() const;
   double cp_ring_flops(const Op& op) const;
   double cp_ring_flops(const Action& a) const;  // what the ring's flows run of one action
+  void action_tp_collectives(std::size_t pos, const Action& action, int first_ring);
+  void run_tp_collectives_only(std::size_t pos, const Op& op, int first_ring);
   // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
   void launch_ready(std::size_t pos);
   void launch_next();

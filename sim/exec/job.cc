@@ -45,8 +45,10 @@ Action JobPlan::producer(const Result& r) const {
 JobRecord::JobRecord(int gpus, Network& network)
     : accounts(gpus), collectives(gpus), collective_spans(2 * static_cast<std::size_t>(gpus)) {
   network.on_flow_end([this](const FlowInfo& flow, double start, double end) {
+    // The expert layers' own collectives are exposed where MoeOp waits for them (a2a).
     if (flow.kind == FlowKind::PipelineP2p || flow.kind == FlowKind::ExpertAllToAll ||
-        flow.kind == FlowKind::OptimizerCheck || flow.kind == FlowKind::ContextParallel)
+        flow.kind == FlowKind::ExpertTensorCollective || flow.kind == FlowKind::OptimizerCheck ||
+        flow.kind == FlowKind::ContextParallel)
       return;
     for (int gpu : {flow.src_gpu, flow.dst_gpu})
       if (gpu >= 0 && 2 * gpu + 1 < static_cast<int>(collective_spans.size()))

@@ -40,6 +40,7 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
     w.tp_reduce_scatters_backward = c.tp_reduce_scatters_per_backward;
     w.tp_all_gathers_forward = c.tp_all_gathers_per_forward;
     w.tp_all_gathers_backward = c.tp_all_gathers_per_backward;
+    w.tp_native_pairs_backward = c.tp_native_pairs_backward;
     w.f_tp_gemm_flops = cw.tp_gemms.forward;
     w.i_tp_gemm_flops = cw.tp_gemms.backward_input;
     w.w_tp_gemm_flops = cw.tp_gemms.backward_weight;
@@ -75,6 +76,7 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
       w.moe.dispatch_bytes = m.dispatch_bytes_per_assignment;
       w.moe.combine_bytes = m.combine_bytes_per_assignment;
       w.moe.tokens = static_cast<double>(m.tokens);
+      w.moe.etp = m.etp;
     }
     work.push_back(w);
   }
@@ -131,7 +133,9 @@ TpCollectives JobCosts::tp_collectives(const Op& op) const {
       c.allreduces += work.tp_allreduces_backward;
       c.reduce_scatters += work.tp_reduce_scatters_backward;
       c.all_gathers += work.tp_all_gathers_backward;
+      c.native_gathers += work.tp_native_pairs_backward;
     }
+    if (op[i].kind == Kind::B) c.native_scatters += work.tp_native_pairs_backward;
   }
   return c;
 }
@@ -145,6 +149,16 @@ double JobCosts::tp_gemm_seconds(const Op& op, double speed) const {
     if (op[i].kind == Kind::B) seconds += work.w_tp_gemm_flops / speed;
   }
   return seconds;
+}
+
+std::pair<double, double> JobCosts::tp_backward_gemm_seconds(const Op& op, double speed) const {
+  double dgrad = 0, wgrad = 0;
+  for (int i = 0; i < op.size(); ++i) {
+    const StageWork& work = stages_[op[i].stage];
+    if (op[i].kind == Kind::B || op[i].kind == Kind::I) dgrad += work.i_tp_gemm_flops / speed;
+    if (op[i].kind == Kind::B) wgrad += work.w_tp_gemm_flops / speed;
+  }
+  return {dgrad, wgrad};
 }
 
 double JobCosts::tp_allreduce_bytes(const Op& op) const { return stages_[op.first.stage].tp_allreduce_bytes; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "schedules/action.h"
@@ -23,7 +24,8 @@ struct MoeWork {
   double routed[3] = {0, 0, 0};      // one token through one routed expert of every MoE layer
   double dispatch_bytes = 0;         // per token-expert assignment
   double combine_bytes = 0;
-  double tokens = 0;                 // T = b·s per micro-batch
+  double tokens = 0;                 // T the GPU owns per micro-batch: b·s, ÷ t with sequence parallelism
+  int etp = 1;                       // the ETP group's size: its members' receipts are all-gathered
 };
 
 /// How tokens spread over an expert-parallel group: each member's share of the assignments.
@@ -49,6 +51,7 @@ struct StageWork {
   int tp_reduce_scatters_backward = 0;  // in B or I
   int tp_all_gathers_forward = 0;
   int tp_all_gathers_backward = 0;
+  int tp_native_pairs_backward = 0;  // of those, the column GEMMs' async re-gathers and reduce-scatters
   // The GEMMs of F, I and W that --tp-comm-overlap pairs the collectives with: a whole B's weight
   // GEMMs hide some too (TE's bulk overlap of the input gradient's reduce-scatter with wgrad).
   double f_tp_gemm_flops = 0;
@@ -98,6 +101,9 @@ class JobCosts {
   /// The op's GEMMs that its TP collectives overlap with (--tp-comm-overlap), in seconds at `speed`:
   /// action by action, as the contention-free engine sums them.
   double tp_gemm_seconds(const Op& op, double speed) const;
+  /// The op's backward GEMMs that sequence parallelism's native pairs run under: its dgrad (I's, of a
+  /// B or an I) and wgrad (a whole B's) seconds at `speed`.
+  std::pair<double, double> tp_backward_gemm_seconds(const Op& op, double speed) const;
   const ExpertRouting& routing() const { return routing_; }
   double result_bytes(int stage, bool backward) const {
     return backward ? stages_[stage].backward_bytes : stages_[stage].forward_bytes;

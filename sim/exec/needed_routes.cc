@@ -192,6 +192,11 @@ Needs collect(const SimulationInput& input) {
           for (const ExpertFlow& flow : deepep_flows(places, shares, 1, to_experts))
             needs.add(members[flow.src], members[flow.dst], why);
       }
+  // The ETP groups' all-gathers and reduce-scatters around the experts (moe_op.h).
+  if (routing.enabled() && sizes.etp > 1 && input.options.ep_comm != CommFidelity::Off)
+    for (int r = 0; r < sizes.pp; ++r)
+      for (int g : first_members(placement, r, "etp"))
+        needs.ring(placement.group(g, "etp"), fmt::format("the expert-tensor-parallel collectives of pp rank {}", r));
   return needs;
 }
 

@@ -20,6 +20,7 @@ std::string what(const JobPlan& plan, const FlowInfo& flow) {
     case FlowKind::EmbeddingAllReduce: return "its part of the embedding all-reduce";
     case FlowKind::StageCopyAllReduce: return "its part of the sum of a stage's two copies";
     case FlowKind::ExpertAllToAll: return "its part of an expert all-to-all";
+    case FlowKind::ExpertTensorCollective: return "its part of an expert-tensor-parallel all-gather or reduce-scatter";
     case FlowKind::OptimizerCheck: return "the optimizer's post-validation check";
     case FlowKind::ContextParallel: return "its part of the context-parallel attention";
   }

@@ -57,7 +57,8 @@ constexpr std::uint64_t gradient_tag(TagSpace space, std::uint64_t step, std::ui
 }
 
 /// The message from EP member `src_member` in the all-to-all of `phase` (0-3: a chunk's dispatch and
-/// combine, forward and backward) of the op at `position`.
+/// combine, forward and backward) of the op at `position`; phases 4-7 are the ETP group's rings
+/// around the experts, `src_member` then the ring's step.
 constexpr std::uint64_t expert_tag(std::uint64_t position, std::uint64_t phase, std::uint64_t src_member) {
   return (static_cast<std::uint64_t>(TagSpace::Expert) << 60) | (position << 24) | (phase << 20) | src_member;
 }

@@ -89,7 +89,8 @@ std::vector<OptionSpec> model_options() {
        .help = "each TP rank sends 1/t of a stage boundary's activations"},
       {.flag = "sequence-parallel", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "Megatron-Core's sequence parallelism (TP > 1): reduce-scatters and all-gathers instead of the TP "
-               "all-reduces, norms, dropout and residuals on s/t tokens, their activations ÷ t"},
+               "all-reduces, norms, dropout and residuals on s/t tokens, their activations ÷ t",
+       .identity_when_given = kSim},
       {.flag = "gradient-bytes", .section = "model", .commands = kSim, .type = Integer, .unit = "bytes",
        .bounds = at_least(1, 16), .default_text = "4", .help = "bytes per gradient element all-reduced"},
       {.flag = "distributed-optimizer", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",

@@ -104,11 +104,13 @@ std::vector<OptionSpec> build_schema() {
        .bounds = at_least(1), .default_text = "1", .help = "data-parallel size d"},
       {.flag = "cp", .section = "parallel", .commands = kLaidOut, .type = Integer, .unit = "GPUs",
        .bounds = at_least(1), .default_text = "1",
-       .help = "context-parallel size: each of cp GPUs holds s/cp tokens of every sequence (needs a model)"},
+       .help = "context-parallel size: each of cp GPUs holds s/cp tokens of every sequence (needs a model)",
+       .identity_when_given = kSim},
       {.flag = "cp-algo", .section = "parallel", .commands = kLaidOut, .type = Choice,
        .choices = names_of<model::CpAlgo>(model::kCpAlgos), .default_text = "ring",
        .help = "context-parallel attention: ring (Megatron-Core/Transformer Engine p2p, KV blocks passed round "
-               "the CP group, load-balanced causal split) or all-to-all (DeepSpeed-Ulysses, heads re-sharded)"},
+               "the CP group, load-balanced causal split) or all-to-all (DeepSpeed-Ulysses, heads re-sharded)",
+       .identity_when_given = kSim},
       {.flag = "placement", .section = "parallel", .commands = kLaidOut, .type = Text, .default_text = "tp-dp-pp",
        .help = "order of the dimensions over the GPUs, fastest first: tp, dp, pp and optionally cp and ep, as "
                "Megatron-Core's tp-cp-ep-dp-pp (cp left out goes after tp, ep before dp: tp-dp-pp is that order)",
@@ -161,19 +163,23 @@ std::vector<OptionSpec> build_schema() {
        .default_text = "analytic", .help = "TP all-reduces (reduce-scatters and all-gathers with --sequence-parallel): flow, analytic or off"},
       {.flag = "tp-comm-overlap", .section = "sim", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "Transformer Engine's userbuffers (needs --sequence-parallel): each TP reduce-scatter and all-gather "
-               "under its GEMM, a pair costing the longer of the two"},
+               "under its GEMM, a pair costing the longer of the two",
+       .identity_when_given = kSim},
       {.flag = "tp-comm-overlap-sms", .section = "sim", .commands = kSim, .type = Integer, .unit = "SMs",
        .bounds = at_least(0, 1024), .default_text = "16",
        .help = "SMs a --tp-comm-overlap reduce-scatter takes from its GEMM (Transformer Engine's pipelined "
-               "default, num_sm 16; its ring-exchange all-gathers take none)"},
+               "default, num_sm 16; its ring-exchange all-gathers take none)",
+       .identity_when_given = kSim},
       {.flag = "cp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "analytic",
        .help = "context-parallel KV sends (ring) or all-to-alls: flow, analytic (alpha-beta on the route, as "
-               "--tp-comm) or off"},
+               "--tp-comm) or off",
+       .identity_when_given = kSim},
       {.flag = "dp-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
        .default_text = "flow", .help = "gradient all-reduces: flow, analytic or off"},
       {.flag = "ep-comm", .section = "sim", .commands = kSim, .type = Choice, .choices = fidelity,
-       .default_text = "flow", .help = "MoE all-to-alls: flow, analytic or off"},
+       .default_text = "flow",
+       .help = "MoE all-to-alls and the ETP group's all-gathers and reduce-scatters: flow, analytic or off"},
       {.flag = "ep-flows", .section = "sim", .commands = kSim, .type = Choice, .choices = names_of<sim::EpFlows>(sim::kEpFlows),
        .default_text = "deepep",
        .help = "MoE all-to-alls as flows: deepep (InfiniBand once per node to the sender's rail peer, which forwards "

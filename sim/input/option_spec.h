@@ -81,7 +81,8 @@ struct OptionSpec {
   bool identity = true;     // false: changes only how results are shown or where they go (format, out)
   /// The commands for which it is part of the identity only when given: a model's options on
   /// `schedule` and `check`, so that a run with explicit times keeps the identity it had before they
-  /// took a model.
+  /// took a model; and an option added later whose default is what runs did before it (--cp,
+  /// --sequence-parallel, …), so that a sweep written before keeps its configurations' ids.
   Commands identity_when_given;
   /// A Text that names a file or directory (Path options always do): in an experiment or sweep file, a
   /// relative one is taken from that file's folder (relative_paths.h).

@@ -9,7 +9,7 @@ namespace pipegrid::model {
 namespace {
 
 // One sequence through the whole model: every layer (dense, or MoE with its top-k routed and its
-// shared experts per token, no router) and the LM head.
+// shared experts per token, no router) and the LM head, the attention square whole.
 Flops sequence_flops(const Transformer& model, Recompute recompute) {
   Transformer one = model;
   one.micro_batch = 1;
@@ -27,14 +27,22 @@ Flops sequence_flops(const Transformer& model, Recompute recompute) {
 
 }  // namespace
 
-double hardware_flops_per_iteration(const Transformer& model, std::int64_t global_batch, Recompute recompute) {
+double hardware_flops_per_iteration(const Transformer& model, std::int64_t global_batch, Recompute recompute,
+                                    AttentionCount attention) {
   model.validate();
   if (global_batch <= 0) throw InputError(fmt::format("--global-batch {}: must be positive", global_batch));
-  return static_cast<double>(global_batch) * sequence_flops(model, recompute).total();
+  double per_sequence = sequence_flops(model, recompute).total();
+  if (attention == AttentionCount::Causal) {
+    // Every layer has its attention core (MoE layers too), run again by either recomputation.
+    Transformer one = model;
+    one.micro_batch = 1;
+    per_sequence -= 0.5 * model.layers * recomputed(attention_core_flops(one), one, recompute).total();
+  }
+  return static_cast<double>(global_batch) * per_sequence;
 }
 
-double model_flops_per_iteration(const Transformer& model, std::int64_t global_batch) {
-  return hardware_flops_per_iteration(model, global_batch, Recompute::None);
+double model_flops_per_iteration(const Transformer& model, std::int64_t global_batch, AttentionCount attention) {
+  return hardware_flops_per_iteration(model, global_batch, Recompute::None, attention);
 }
 
 }  // namespace pipegrid::model

@@ -68,9 +68,10 @@ void experts(const Transformer& m, double width, double rows, double groups, Emi
 }
 
 // A MoE layer's router and the token permutations around the experts (Megatron's TopKRouter and
-// token dispatcher): a T×E GEMM, and each of the T·k assignments' h elements copied in and out.
-void router(const Transformer& m, Emitter e) {
-  const double h = m.hidden, T = tokens(m), E = m.moe.experts, k = m.moe.top_k;
+// token dispatcher) on the GPU's own T tokens (its sequence shard under TP): a T×E GEMM, and each of
+// the T·k assignments' h elements copied in and out.
+void router(const Transformer& m, double T, Emitter e) {
+  const double h = m.hidden, E = m.moe.experts, k = m.moe.top_k;
   e.at(Pass::F).gemm("router", OpKind::Experts, T, E, h);
   e.at(Pass::F).memory("dispatch_permute", OpKind::Permute, 2 * kHalf * T * k * h);
   e.at(Pass::F).memory("combine_unpermute", OpKind::Permute, 2 * kHalf * T * k * h);
@@ -80,23 +81,25 @@ void router(const Transformer& m, Emitter e) {
   e.at(Pass::W).gemm("router.wgrad", OpKind::Experts, E, h, T);
 }
 
-void moe_layer(const Transformer& m, int t, bool flash, Emitter e) {
+// The shared experts are a TP-split MLP over the micro-batch's tokens (SharedExpertMLP gathers the
+// sequence shards); the routed ones a 1/etp column slice (Megatron-Core's expert tensor parallelism).
+void moe_layer(const Transformer& m, int t, const MoeStageCost& stage, bool flash, Emitter e,
+               detail::ContextSplit split) {
   const MoeSpec& moe = m.moe;
-  attention_block(m, t, flash, e);
+  attention_block(m, t, flash, e, split);
   mlp_norm_and_residual(m, e);
-  router(m, e);
-  const double width = static_cast<double>(moe.expert_hidden) / t;
+  router(m, static_cast<double>(stage.tokens), e);
   if (moe.shared_experts > 0) {
     Emitter shared = e;
     shared.part = Part::Shared;
-    experts(m, width * moe.shared_experts, tokens(m), 1, shared);
+    experts(m, static_cast<double>(moe.expert_hidden) / t * moe.shared_experts, tokens(m), 1, shared);
   }
-  // The GPU's E/ep experts share the T·k assignments of each of the ep GPUs' tokens: on average
-  // T·k·ep/E tokens per expert (the executor scales the whole by the member's actual share).
+  // The GPU's E/ep experts share what its ETP group received: on average T·k·etp assignments, T·k·ep·etp/E
+  // per expert (the executor scales the whole by the member's actual share).
   Emitter routed = e;
   routed.part = Part::Routed;
   const double local = static_cast<double>(moe.experts) / moe.ep;
-  experts(m, width, tokens(m) * moe.top_k / local, local, routed);
+  experts(m, static_cast<double>(moe.expert_hidden) / stage.etp, stage.assignments / local, local, routed);
 }
 
 void embedding(const Transformer& m, Emitter e) {
@@ -182,7 +185,8 @@ std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& p
     attention_block(model, t, options.flash_attention, dense, split);
     mlp(model, t, dense);
   }
-  if (moe_layers > 0) moe_layer(model, t, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)});
+  if (moe_layers > 0)
+    moe_layer(model, t, stage.moe, options.flash_attention, {layers, Pass::F, Part::Dense, double(moe_layers)}, split);
 
   std::vector<Kernel> out = layers;
   // Full recomputation runs each layer's forward again just before its backward; selective only its
@@ -217,6 +221,13 @@ std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& p
   launches("tp_reduce_scatter", Pass::F, stage.tp_reduce_scatters_per_forward);
   launches("tp_all_gather", Pass::I, stage.tp_all_gathers_per_backward);
   launches("tp_reduce_scatter", Pass::I, stage.tp_reduce_scatters_per_backward);
+  // The ETP group's all-gather before the experts and reduce-scatter after them, per MoE layer, and
+  // their conjugates backward (token_dispatcher.py: dispatch_postprocess, combine_preprocess).
+  if (stage.moe.etp > 1)
+    for (const Pass pass : {Pass::F, Pass::I}) {
+      launches("etp_all_gather", pass, moe_layers);
+      launches("etp_reduce_scatter", pass, moe_layers);
+    }
   if (!options.fused_grad_accumulation && stage.parameters > 0) {
     // One add per parameter tensor: a layer has 12 (4 weights, 4 biases, 2 LayerNorms of 2), the
     // embeddings and the head 1 or 2 more; the bytes spread over them.

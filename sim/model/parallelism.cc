@@ -22,12 +22,12 @@ void Parallelism::validate(const Transformer& model) const {
     throw InputError(fmt::format("--tp {}: must divide --kv-heads {} (Megatron-Core splits the key-value heads "
                                  "over the tensor-parallel GPUs)",
                                  tp, model.query_groups()));
-  if (model.moe.enabled() && tp != 1)
-    // Megatron-Core's MoELayer refuses it ("performance may degrade if MoE and tensor parallelism are
-    // enabled without also enabling sequence parallelism"), and sequence parallelism is not modelled.
-    throw InputError(fmt::format("--tp {}: mixture-of-experts layers with --tp > 1 need sequence parallelism "
-                                 "(Megatron-Core refuses them without it), which pipegrid does not model yet; run "
-                                 "them with --tp 1 and --ep",
+  if (model.moe.enabled() && tp > 1 && !sequence_parallel)
+    // Megatron-Core's MoELayer refuses it ("During training, performance may degrade if MoE and tensor
+    // parallelism are enabled without also enabling sequence parallelism"): its all-to-all dispatcher
+    // takes each TP GPU's s/t tokens.
+    throw InputError(fmt::format("--tp {}: mixture-of-experts layers with --tp > 1 need --sequence-parallel "
+                                 "(Megatron-Core refuses MoE with tensor parallelism without it)",
                                  tp));
   validate_context_parallel(model);
   if (model.ffn() % tp != 0)
@@ -46,10 +46,6 @@ void Parallelism::validate(const Transformer& model) const {
 
 void Parallelism::validate_context_parallel(const Transformer& model) const {
   if (cp == 1) return;
-  if (model.moe.enabled())
-    throw InputError(fmt::format("--cp {}: context parallelism with mixture-of-experts layers is not modelled yet; "
-                                 "run them with --cp 1",
-                                 cp));
   if (cp_algo == CpAlgo::Ring && model.seq % (2 * cp) != 0)
     // TE's load-balanced causal split (get_batch_on_this_cp_rank): 2·cp equal chunks of the sequence.
     throw InputError(fmt::format("--cp {}: 2·cp = {} must divide --seq {} (the ring's load-balanced causal split "

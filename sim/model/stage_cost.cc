@@ -54,22 +54,29 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     Flops whole = static_cast<double>(dense_layers) * layer + static_cast<double>(moe_layers) * moe_layer_rest;
     if (c.has_lm_head) whole += lm_head_flops(model);
     std::int64_t parameters = dense_layers * layer_parameters(model) + moe_layers * attention_parameters(model);
-    std::int64_t routed = 0;  // this GPU's routed experts: all-reduced over d / ep replicas, not d
+    std::int64_t routed = 0;  // this GPU's routed experts: ÷ etp, all-reduced over the expert-data-parallel ring
     if (moe_layers > 0) {
+      // Megatron-Core's MoEAlltoAllTokenDispatcher (token_dispatcher.py): the GPU routes its own
+      // tokens — its s/(cp·t) sequence shard under CP and TP — and its experts, a 1/etp column slice of E/ep
+      // experts, see every token its ETP group received (all-gathered after the all-to-all).
       MoeStageCost& m = c.moe;
       m.moe_layers = moe_layers;
-      m.non_expert = whole;
-      m.shared_experts = static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) * expert_token;
-      m.routed_per_assignment = static_cast<double>(moe_layers) * expert_token;
+      m.etp = moe.etp;
+      m.non_expert = (1.0 / (t * cp)) * whole;
+      m.shared_experts = (static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) / (t * cp)) * expert_token;
+      m.routed_per_assignment = (static_cast<double>(moe_layers) / moe.etp) * expert_token;
       m.dispatch_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.dispatch_bytes;
       m.combine_bytes_per_assignment = static_cast<double>(moe_layers) * model.hidden * moe.combine_bytes;
-      m.tokens = static_cast<std::int64_t>(tokens(model));
-      // What a GPU computes on average (uniform routing): its T tokens' k assignments' worth of experts.
-      whole += m.shared_experts + static_cast<double>(m.tokens * moe.top_k) * m.routed_per_assignment;
+      m.tokens = local_tokens / (sp ? t : 1);
+      m.assignments = static_cast<double>(m.tokens) * moe.top_k * moe.etp;
+      // What a GPU computes on average (uniform routing): the micro-batch's T·k assignments' worth of
+      // experts, ÷ t·cp like the rest.
+      whole += static_cast<double>(moe_layers * moe.shared_experts) * tokens(model) * expert_token +
+               tokens(model) * moe.top_k * (static_cast<double>(moe_layers) * expert_token);
       parameters += moe_layers * moe.shared_experts * expert_parameters(model);
-      routed = moe_layers * (moe.experts / moe.ep) * expert_parameters(model);
-      parameters += routed;
-      if (par.dp / moe.ep > 1) c.expert_dp_gradient_bytes = routed / t * precision.gradient_bytes;
+      routed = moe_layers * (moe.experts / moe.ep) * expert_parameters(model) / moe.etp;
+      // Megatron-Core's expert-data-parallel group: the GPUs of a stage are etp × ep × edp.
+      if (t * cp * par.dp / (moe.ep * moe.etp) > 1) c.expert_dp_gradient_bytes = routed * precision.gradient_bytes;
     }
     c.flops = (1.0 / (t * cp)) * whole;
 
@@ -77,7 +84,7 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     if (c.has_lm_head && lm_head_copy) parameters += word_embedding_parameters(model);
     // What Megatron replicates over the TP GPUs (norms, MLA's down-projections) is counted 1/t too;
     // a count that does not divide (a head width of its own) rounds up.
-    c.parameters = (parameters + t - 1) / t;
+    c.parameters = (parameters + t - 1) / t + routed;
     c.layer_parameters = (layer_parameters(model) + t - 1) / t;
 
     c.send_forward_bytes = c.has_lm_head ? 0 : p2p_bytes;
@@ -95,12 +102,19 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       // gradients) plus an all-gather of each column GEMM's sharded input for its weight gradient
       // (layers.py LinearWithGradAccumulationAndAsyncCommunication.backward). The embedding's
       // output is reduce-scattered (its backward all-gathers), the LM head's input all-gathered
-      // (its backward gathers it again for the weight gradient and reduce-scatters the input's). A full recomputation runs the layer's forward ones again.
-      c.tp_all_gathers_per_forward = 2 * c.layers + (c.has_lm_head ? 1 : 0);
-      c.tp_reduce_scatters_per_forward = 2 * c.layers + (c.has_embedding ? 1 : 0);
+      // (its backward gathers it again for the weight gradient and reduce-scatters the input's). A
+      // full recomputation runs the layer's forward ones again. An MoE layer has the attention's pair
+      // and the shared experts' (SharedExpertMLP gathers its input and reduce-scatters its output);
+      // its routed experts take the sequence shard as it is (their all-gathers are the ETP group's).
+      const int column_row_pairs = 2 * dense_layers + moe_layers * (1 + (moe.shared_experts > 0 ? 1 : 0));
+      c.tp_all_gathers_per_forward = column_row_pairs + (c.has_lm_head ? 1 : 0);
+      c.tp_reduce_scatters_per_forward = column_row_pairs + (c.has_embedding ? 1 : 0);
       c.tp_all_gathers_per_backward =
-          4 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_embedding ? 1 : 0) + (c.has_lm_head ? 1 : 0);
-      c.tp_reduce_scatters_per_backward = 2 * c.layers + (full_recompute ? 2 * c.layers : 0) + (c.has_lm_head ? 1 : 0);
+          2 * column_row_pairs + (full_recompute ? column_row_pairs : 0) + (c.has_embedding ? 1 : 0) + (c.has_lm_head ? 1 : 0);
+      c.tp_reduce_scatters_per_backward = column_row_pairs + (full_recompute ? column_row_pairs : 0) + (c.has_lm_head ? 1 : 0);
+      // Of the backward's, each column GEMM's (the LM head's too) re-gather and input-gradient
+      // reduce-scatter are issued async under its dgrad and wgrad GEMMs (tp_op_cost.h).
+      c.tp_native_pairs_backward = column_row_pairs + (c.has_lm_head ? 1 : 0);
     }
     if (cp > 1) {
       c.cp_forward_layers = c.cp_backward_layers = c.layers;
@@ -114,8 +128,8 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     }
     // Reduced over every GPU holding the model stage: its data-parallel replicas and, in DualPipe, the
     // other copy too — so even with one replica (a ring of one reduces nothing: gradient_plan.cc).
-    c.dp_gradient_bytes = (c.parameters - routed / t) * precision.gradient_bytes;
-    c.dp_parameter_bytes = (c.parameters - routed / t) * 2;
+    c.dp_gradient_bytes = (c.parameters - routed) * precision.gradient_bytes;
+    c.dp_parameter_bytes = (c.parameters - routed) * 2;
     if (model.tied_embeddings && par.pp > 1 && (c.has_embedding || c.has_lm_head))
       c.embedding_allreduce_bytes = word_embedding_parameters(model) / t * precision.gradient_bytes;
   }

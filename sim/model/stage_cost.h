@@ -22,18 +22,23 @@ struct Precision {
   void validate() const;
 };
 
-/// The mixture-of-experts part of a stage, per micro-batch, for one GPU of its expert-parallel group
-/// (whose T = b·s tokens it owns): the four phases of a chunk — attention, dispatch, experts, combine
-/// (DeepSeek-V3 report, §3.2.1) — as FLOPs and bytes per token, since how many tokens reach a GPU's
-/// experts depends on the routing (moe.h), which the executor applies.
+/// The mixture-of-experts part of a stage, per micro-batch, for one GPU: the four phases of a chunk —
+/// attention, dispatch, experts, combine (DeepSeek-V3 report, §3.2.1) — as FLOPs and bytes per token,
+/// since how many tokens reach a GPU's experts depends on the routing (moe.h), which the executor
+/// applies. The GPU owns T tokens: b·s, or its s/t of them with sequence parallelism (Megatron-Core's
+/// MoEAlltoAllTokenDispatcher takes the TP GPU's sequence shard). With expert tensor parallelism its
+/// experts are a 1/etp column slice, and the tokens its ETP group's members received are all-gathered
+/// before them (and the results reduce-scattered after): it processes etp times its own receipts.
 struct MoeStageCost {
   int moe_layers = 0;
-  Flops non_expert;               // attention of every layer, dense MLPs, the LM head: the "attention" phase
-  Flops shared_experts;           // on the GPU's own tokens
-  Flops routed_per_assignment;    // one token through one routed expert of every MoE layer
+  int etp = 1;                    // expert tensor parallelism: the ETP group's size
+  Flops non_expert;               // attention of every layer, dense MLPs, the LM head: the "attention" phase (÷ t)
+  Flops shared_experts;           // on the micro-batch's b·s tokens, their width ÷ t
+  Flops routed_per_assignment;    // one token through one routed expert of every MoE layer, its width ÷ etp
   double dispatch_bytes_per_assignment = 0;  // h elements per MoE layer, each way
   double combine_bytes_per_assignment = 0;
-  std::int64_t tokens = 0;        // T = b·s
+  std::int64_t tokens = 0;        // T the GPU owns: b·s, ÷ t with sequence parallelism
+  double assignments = 0;         // what its experts process on average: T·k·etp
 };
 
 /// The cost of virtual stage `stage` for one of its t tensor-parallel GPUs (Narayanan et al., SC 2021).
@@ -62,6 +67,9 @@ struct StageCost {
   int tp_reduce_scatters_per_backward = 0;
   int tp_all_gathers_per_forward = 0;
   int tp_all_gathers_per_backward = 0;
+  // Of the backward's, the column-parallel GEMMs' re-gather and reduce-scatter pairs that Megatron-Core
+  // issues async under their dgrad and wgrad GEMMs (one of each per column GEMM).
+  int tp_native_pairs_backward = 0;
   // Context parallelism, per micro-batch (zero with cp = 1). The ring (TE's AttnFuncWithCPAndKVP2P)
   // sends `cp_kv_bytes`, K and V of the GPU's s/cp tokens, to the next CP rank: cp − 1 times per
   // layer forward; backward cp times, KV, then KV + dKV (cp − 2 times), then dKV. All-to-all
@@ -75,7 +83,7 @@ struct StageCost {
   std::int64_t cp_q_bytes = 0;
   std::int64_t dp_gradient_bytes = 0;          // parameters × gradient bytes (but routed experts'), once per step
   std::int64_t dp_parameter_bytes = 0;         // the same parameters in bf16: the distributed optimizer's all-gather
-  std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over d / ep replicas
+  std::int64_t expert_dp_gradient_bytes = 0;   // routed experts' share, all-reduced over the t·d / (ep·etp) replicas
   MoeStageCost moe;                            // moe.moe_layers == 0: a dense stage
   std::int64_t embedding_allreduce_bytes = 0;  // V·h / t × gradient bytes, tied embeddings and p > 1
 };

@@ -10,6 +10,7 @@ std::string_view flow_kind_name(FlowKind kind) {
     case FlowKind::EmbeddingAllReduce: return "embedding-allreduce";
     case FlowKind::StageCopyAllReduce: return "stage-copy-allreduce";
     case FlowKind::ExpertAllToAll: return "all-to-all";
+    case FlowKind::ExpertTensorCollective: return "etp-collective";
     case FlowKind::OptimizerCheck: return "optimizer-check";
     case FlowKind::ContextParallel: return "cp";
   }

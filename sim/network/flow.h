@@ -15,6 +15,7 @@ enum class FlowKind : std::uint8_t {
   EmbeddingAllReduce,
   StageCopyAllReduce,
   ExpertAllToAll,
+  ExpertTensorCollective,  // the ETP group's all-gather and reduce-scatter around the experts
   OptimizerCheck,  // post-validation's few bytes between neighbouring pipeline ranks
   ContextParallel,  // a context-parallel ring's KV send, or a piece of a Ulysses all-to-all
 };
@@ -25,7 +26,8 @@ std::string_view flow_kind_name(FlowKind kind);
 /// The flows of NCCL collectives; p2p, all-to-all (DeepEP's own kernels) and the optimizer's check are not.
 inline bool is_collective(FlowKind kind) {
   return kind == FlowKind::TensorAllReduce || kind == FlowKind::DataAllReduce ||
-         kind == FlowKind::EmbeddingAllReduce || kind == FlowKind::StageCopyAllReduce;
+         kind == FlowKind::EmbeddingAllReduce || kind == FlowKind::StageCopyAllReduce ||
+         kind == FlowKind::ExpertTensorCollective;
 }
 
 struct FlowInfo {

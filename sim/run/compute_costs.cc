@@ -123,8 +123,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                      .dp = par.gradient_group_size()};
   std::vector<model::StageCompute> computes;
   for (const model::StageCost& c : model_stages) {
-    const double assignments = static_cast<double>(c.moe.tokens) * model.moe.top_k;
-    computes.push_back(model::stage_compute(model::stage_kernels(model, par, c, options), gpu, assignments));
+    computes.push_back(model::stage_compute(model::stage_kernels(model, par, c, options), gpu, c.moe.assignments));
   }
   nlohmann::json stages = nlohmann::json::array();
   for (std::size_t s = 0; s < computes.size(); ++s) stages.push_back(stage_json(static_cast<int>(s), computes[s]));

@@ -19,14 +19,19 @@ namespace {
 // TFLOP/s per GPU as Megatron reports it (hardware FLOPs, recomputation included) and MFU (model
 // FLOPs, PaLM's definition, over the GPUs' peak).
 // Per step, from the steady state: the last step's duration (the only step when there is one).
-nlohmann::json model_metrics(const ResolvedRun& run, double step) {
+// With --flash-attention the attention core counts its causal half, the FLOPs its kernels compute
+// (and NeMo's formulas count): counting the whole square against them would put MFU above 1 once
+// the square dominates (Llama-3.1-8B at 128K tokens).
+nlohmann::json model_metrics(const ResolvedRun& run, double step, bool flash_attention) {
   if (!run.model || step <= 0) return nullptr;
   const double makespan = step;
   const std::int64_t global_batch =
       static_cast<std::int64_t>(run.model->micro_batch) * run.input.schedule.microbatches * run.parallelism.dp;
   const double gpus = run.parallelism.gpus();
-  const double hardware = model::hardware_flops_per_iteration(*run.model, global_batch, run.parallelism.recompute);
-  const double useful = model::model_flops_per_iteration(*run.model, global_batch);
+  const auto attention = flash_attention ? model::AttentionCount::Causal : model::AttentionCount::Square;
+  const double hardware =
+      model::hardware_flops_per_iteration(*run.model, global_batch, run.parallelism.recompute, attention);
+  const double useful = model::model_flops_per_iteration(*run.model, global_batch, attention);
   return {{"global_batch", global_batch},
           {"tflops_per_gpu", hardware / gpus / makespan / 1e12},
           {"mfu", useful / gpus / makespan / run.peak_flops},
@@ -74,7 +79,7 @@ SimulationOutcome run_simulation(const RunSpec& spec) {
   }
   nlohmann::json& summary = outcome.summary;
   summary = output::summary_json(outcome.result, run.input.schedule, run.echo,
-                                 model_metrics(run, outcome.result.steady_step()));
+                                 model_metrics(run, outcome.result.steady_step(), spec.model && spec.model->flash_attention));
   summary["memory"] = memory_json(run);
   if (!run.compute_breakdown.is_null()) summary["compute_breakdown"] = run.compute_breakdown;
   summary["version"] = kPipegridVersion;

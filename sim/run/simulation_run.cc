@@ -82,12 +82,21 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
     log::run().warn("--sequence-parallel with --tp 1: nothing to shard, the run is the same without it");
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
-  // The layout knows expert tensor parallelism (placement.h, platform info --layout); the executor does
-  // not yet split the experts' GEMMs nor run the ETP group's all-gathers and reduce-scatters.
+  // An MoE op runs its phases one after the other (moe_op.h): the ring's sends as flows, interleaved
+  // with its attention steps (gpu_cp.cc), are not split out of its attention phase.
+  if (moe.enabled() && sizes.cp > 1 && in.options.cp_comm == sim::CommFidelity::Flow)
+    throw InputError(fmt::format("--cp {}: context parallelism with mixture-of-experts layers runs its messages at "
+                                 "their α-β time; give --cp-comm analytic (or off)",
+                                 sizes.cp));
+  // DualPipe's overlapped MoE pairs run one chunk's all-to-all under the other's compute (moe_op.h);
+  // where the ETP group's all-gathers and reduce-scatters would go in those slots is not modelled.
   if (moe.enabled() && moe.etp > 1)
-    throw InputError(fmt::format("--etp {}: expert tensor parallelism is laid out (platform info --layout) but not "
-                                 "timed yet; run with --etp 1",
-                                 moe.etp));
+    for (const std::vector<Op>& program : in.schedule.programs)
+      for (const Op& op : program)
+        if (op.is_pair())
+          throw InputError(fmt::format("--etp {}: expert tensor parallelism in {}'s overlapped forward-backward "
+                                       "pairs is not modelled; run it with --etp 1 or another schedule",
+                                       moe.etp, in.schedule.name));
   model::Precision precision;
   precision.gradient_bytes = spec.comm.gradient_bytes;
   precision.validate();

@@ -165,5 +165,25 @@ TEST(ContextParallelCli, ExplicitTimesHaveNoAttentionToSplit) {
                    "times have no attention to split\n");
 }
 
+// The README's long-context run: Llama-3.1-8B at 131072 tokens, TP 2 + SP × CP 8, FlashAttention.
+// Its attention square is most of the work, and causal FlashAttention computes half of it: MFU counts
+// that half (as NeMo's formulas do), Megatron's count with the s/h term halved, by hand:
+// 12·B·s·l·h²·((1 + g/a + s/(2h))·a·d/h + 3/2·ffn/h) + 6·B·s·h·V over 16 GPUs × step × 989 TFLOP/s.
+// Counting the whole square put it at 1.2, above the GPU's peak.
+TEST(ContextParallelCli, MfuCountsTheCausalHalfOfTheAttentionSquare) {
+  const std::string dir = test_support::fresh_dir("cp-mfu");
+  const auto r = run_pipegrid(
+      "simulate --preset dgx-h100 --nodes 2 --model llama3.1-8b --seq 131072 --tp 2 --cp 8 --pp 1 --microbatches 4 "
+      "--schedule 1f1b --sequence-parallel --recompute selective --flash-attention --distributed-optimizer "
+      "--trace off --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(read_file(dir + "/summary.json"));
+  const double B = 4, s = 131072, l = 32, h = 4096, g = 8, a = 32, d = 128, ffn = 14336, V = 128256;
+  const double flops = 12 * B * s * l * h * h * ((1 + g / a + s / (2 * h)) * a * d / h + 1.5 * ffn / h) + 6 * B * s * h * V;
+  const double step = summary["steady_step"].get<double>();  // MFU's step: the steady state's
+  EXPECT_NEAR(summary["mfu"].get<double>(), flops / (16 * step * 989e12), 1e-9);
+  EXPECT_LT(summary["mfu"].get<double>(), 1);
+}
+
 }  // namespace
 }  // namespace pipegrid

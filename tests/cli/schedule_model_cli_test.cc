@@ -114,11 +114,18 @@ TEST(ScheduleModel, AModelsOptionsWithoutAModelAreRefused) {
                    "leave it out with explicit --time-*\n");
 }
 
-TEST(ScheduleModel, MixtureOfExpertsIsLeftToSimulate) {
-  const auto r = run_pipegrid("schedule --schedule 1f1b --pp 2 --microbatches 4 --platform " + kPlatform +
-                              " --model deepseek-v3 --layers 4 --first-dense-layers 0 --ep 1");
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("mixture-of-experts all-to-alls"), std::string::npos) << r.err;
+TEST(ScheduleModel, MixtureOfExpertsIsPricedButDualPipesPairsAreLeftToSimulate) {
+  // The all-to-alls at their α-β times (schedule's fidelities are analytic), each op's phases in turn;
+  // DualPipe's overlapped pairs of MoE chunks are simulate's.
+  const std::string moe = " --pp 2 --microbatches 4 --platform " + kPlatform + " --model deepseek-v3 --layers 4 "
+                          "--first-dense-layers 0 --ep 2 --dp 2";
+  const auto priced = run_pipegrid("schedule --schedule 1f1b" + moe);
+  EXPECT_EQ(priced.exit_code, 0) << priced.err;
+  EXPECT_NE(priced.out.find("step time"), std::string::npos) << priced.out;
+  const auto pairs = run_pipegrid("schedule --schedule dualpipev" + moe);
+  EXPECT_EQ(pairs.exit_code, 2) << pairs.err;
+  EXPECT_EQ(pairs.err, "pipegrid: error: the contention-free engine does not time overlapped pairs of "
+                       "mixture-of-experts chunks; run pipegrid simulate\n");
 }
 
 }  // namespace

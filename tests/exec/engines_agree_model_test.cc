@@ -3,7 +3,8 @@
 // ports on a switch), the executor with --tp-comm analytic --dp-comm analytic. The contention-free
 // engine's step (sim/exec/contention_free.h: per-stage op times with their TP all-reduces, each
 // message as latency + bytes / bandwidth, the gradient buckets, the optimizer's check and update)
-// equals SimGrid's makespan to 1e-9 relative. Both take their input from the run layer's one
+// equals SimGrid's makespan to 1e-9 relative; with mixture-of-experts layers too (the all-to-alls and
+// the ETP group's all-gathers and reduce-scatters at their α-β times, --ep-comm analytic). Both take their input from the run layer's one
 // resolution of a model (resolve_simulation), as simulate and schedule do. SimGrid allows one
 // engine per process and both engines load the platform into one, so each runs in a child process.
 #include <gtest/gtest.h>
@@ -32,6 +33,8 @@ struct Case {
   bool tp_comm_overlap = false;    // each under its GEMMs (with sequence parallelism)
   int cp = 1;                      // context parallelism: the ring's KV sends, or with
   bool cp_all_to_all = false;      // Ulysses' all-to-alls
+  int ep = 0;                      // > 0: 8 experts of 512, top 2, over ep GPUs (analytic all-to-alls)
+  int etp = 1;                     // expert tensor parallelism: the ETP group's all-gathers and reduce-scatters
   int zero = 0;                    // ZeRO-2 or 3 (distributed_optimizer is ZeRO-1)
   bool reshard = false;            // --fsdp-reshard-after-forward
 };
@@ -52,6 +55,7 @@ void PrintTo(const Case& c, std::ostream* out) {
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
        << (c.tp_comm_overlap ? " tp comm overlap" : "") << " cp " << c.cp << (c.cp_all_to_all ? " all-to-all" : "")
+       << (c.ep > 0 ? " ep " + std::to_string(c.ep) : "") << (c.etp > 1 ? " etp " + std::to_string(c.etp) : "")
        << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "") << (c.reshard ? " reshard after forward" : "");
 }
 
@@ -83,6 +87,18 @@ RunSpec spec_of(const Case& c) {
     t.positions = model::Positions::Rope;
     t.linear_bias = t.qkv_bias = t.dropout = t.tied_embeddings = false;
     model.recompute = model::Recompute::Selective;
+  }
+  if (c.ep > 0) {
+    // Megatron-Core's MoE layers (token_dispatcher.py): each TP GPU routes its s/t tokens, the ETP
+    // group gathers what its members received before the experts and reduce-scatters after.
+    model::MoeSpec& moe = model.transformer.moe;
+    moe.experts = 8;
+    moe.top_k = 2;
+    moe.expert_hidden = 512;
+    moe.ep = c.ep;
+    moe.etp = c.etp;
+    moe.first_dense_layers = 1;
+    spec.comm.exec.ep_comm = sim::CommFidelity::Analytic;
   }
   model.zero = c.distributed_optimizer ? 1 : c.zero;
   model.fsdp_reshard_after_forward = c.reshard;
@@ -190,6 +206,17 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
   }
   const double expected = estimate[0];
   EXPECT_NEAR(simulated[0], expected, 1e-9 * expected);
+  if (c.ep > 0) {
+    // The all-to-alls and the ETP group's rings were priced: without them (--ep-comm off) the step is
+    // shorter.
+    const std::vector<double> silent = in_child([&] {
+      RunSpec spec = spec_of(c);
+      spec.comm.exec.ep_comm = sim::CommFidelity::Off;
+      return std::vector<double>{sim::contention_free_step(resolve_simulation(spec).input).step.step_time};
+    });
+    ASSERT_EQ(silent.size(), 1u);
+    EXPECT_LT(silent[0], expected);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -218,6 +245,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"1f1b", 4, 8, 0, 1, 1, P2pMode::Async, false, false, false, false, 4, true},
                       Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, false, false, 2, true},
                       Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, false, true, false, 2, true},
+                      // Mixture of experts with TP and sequence parallelism; expert tensor parallelism.
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Async, false, false, true, false, 1, false, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous, true, false, true, false, 1, false, 2, 1},
+                      Case{"zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, false, true, true, false, 1, false, 2, 2},
+                      Case{"interleaved", 2, 8, 2, 2, 2, P2pMode::Async, false, false, true, true, 1, false, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 1, 4, P2pMode::Async, false, false, false, false, 1, false, 2, 2},
+                      Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, false, true, false, 2, false, 2, 2},
+                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, false, true, false, 2, true, 4, 2},
                       // ZeRO-2, and ZeRO-3 (FSDP) with and without a pipeline, with and without resharding.
                       zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Async, 2),
                       zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3),
@@ -240,6 +275,7 @@ INSTANTIATE_TEST_SUITE_P(
              p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
              (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
              (c.cp > 1 ? "_cp" + std::to_string(c.cp) + (c.cp_all_to_all ? "_a2a" : "_ring") : "") +
+             (c.ep > 0 ? "_ep" + std::to_string(c.ep) : "") + (c.etp > 1 ? "_etp" + std::to_string(c.etp) : "") +
              (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "");
     });
 

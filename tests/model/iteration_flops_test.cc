@@ -50,14 +50,14 @@ TEST(IterationFlops, StageSumsWithFullRecomputeAreMegatronsFormula) {
     const std::int64_t global_batch = std::int64_t{r.micro_batch} * r.microbatches * r.dp;
     const double expected = megatron_flops(m, static_cast<double>(global_batch));
     EXPECT_NEAR(summed_stage_flops(m, par, r.microbatches) / expected, 1, 1e-12) << r.model;
-    EXPECT_NEAR(hardware_flops_per_iteration(m, global_batch, Recompute::Full) / expected, 1, 1e-12) << r.model;
+    EXPECT_NEAR(hardware_flops_per_iteration(m, global_batch, Recompute::Full, AttentionCount::Square) / expected, 1, 1e-12) << r.model;
   }
 }
 
 TEST(IterationFlops, TheOneTrillionRunDoesAbout51ExaFlopsPerIteration) {
   // By hand: 96 · 3072 · 2048 · 128 · 25600² = 5.0665e19, times (1 + 2048/153600 + 51200/52428800)
   // = 1.014310: 5.139e19 per iteration of 3072 sequences.
-  const double flops = hardware_flops_per_iteration(transformer_preset("gpt-1t"), 3072, Recompute::Full);
+  const double flops = hardware_flops_per_iteration(transformer_preset("gpt-1t"), 3072, Recompute::Full, AttentionCount::Square);
   EXPECT_NEAR(flops / 5.139e19, 1, 0.001);
 }
 
@@ -69,15 +69,41 @@ TEST(IterationFlops, WithoutRecomputationStageSumsAreTheModelFlops) {
     const std::int64_t global_batch = std::int64_t{r.micro_batch} * r.microbatches * r.dp;
     const double expected = model_flops(m, static_cast<double>(global_batch));
     EXPECT_NEAR(summed_stage_flops(m, par, r.microbatches) / expected, 1, 1e-12) << r.model;
-    EXPECT_NEAR(model_flops_per_iteration(m, global_batch) / expected, 1, 1e-12) << r.model;
+    EXPECT_NEAR(model_flops_per_iteration(m, global_batch, AttentionCount::Square) / expected, 1, 1e-12) << r.model;
   }
 }
 
 TEST(IterationFlops, RecomputationAddsOneForwardPerLayerAndNoneForTheHead) {
   const Transformer m = transformer_preset("gpt-175b");
   const double B = 1536, s = 2048, l = 96, h = 12288;
-  const double extra = hardware_flops_per_iteration(m, 1536, Recompute::Full) - model_flops_per_iteration(m, 1536);
+  const double extra = hardware_flops_per_iteration(m, 1536, Recompute::Full, AttentionCount::Square) -
+                       model_flops_per_iteration(m, 1536, AttentionCount::Square);
   EXPECT_NEAR(extra / (B * l * (24 * s * h * h + 4 * s * s * h)), 1, 1e-12);
+}
+
+// The causal count halves the s/(6h) term: NeMo's gpt3_flops (nemo/utils/flops_formulas.py,
+// causal_self_attn 0.5), (24·B·s·h² + 4·B·s²·h·½)·3·l + 6·B·s·h·V = 72·B·s·l·h²·(1 + s/(12h) + V/(12lh)),
+// and with full recomputation 96·B·s·l·h²·(1 + s/(12h) + V/(16lh)). At 128K tokens the square is most
+// of the work: Llama-3.1-8B's causal count is 0.59 of the whole square's.
+TEST(IterationFlops, CausalAttentionCountsHalfTheSquareAsNeMoDoes) {
+  for (const char* name : {"gpt-1.7b", "gpt-175b", "gpt-1t"}) {
+    const Transformer m = transformer_preset(name);
+    const double B = 64, s = m.seq, l = m.layers, h = m.hidden, V = m.vocab;
+    EXPECT_NEAR(model_flops_per_iteration(m, 64, AttentionCount::Causal) /
+                    (72 * B * s * l * h * h * (1 + s / (12 * h) + V / (12 * l * h))),
+                1, 1e-12)
+        << name;
+    EXPECT_NEAR(hardware_flops_per_iteration(m, 64, Recompute::Full, AttentionCount::Causal) /
+                    (96 * B * s * l * h * h * (1 + s / (12 * h) + V / (16 * l * h))),
+                1, 1e-12)
+        << name;
+  }
+  Transformer llama = transformer_preset("llama3.1-8b");
+  llama.seq = 131072;
+  const double ratio = model_flops_per_iteration(llama, 1, AttentionCount::Causal) /
+                       model_flops_per_iteration(llama, 1, AttentionCount::Square);
+  EXPECT_GT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.6);
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ TEST(ModelErrors, LayersMustSplitEvenlyOverStages) {
 }
 
 TEST(ModelErrors, GlobalBatchAndPrecision) {
-  EXPECT_EQ(error_of([] { model_flops_per_iteration(small(), 0); }), "--global-batch 0: must be positive");
+  EXPECT_EQ(error_of([] { model_flops_per_iteration(small(), 0, AttentionCount::Square); }), "--global-batch 0: must be positive");
   EXPECT_EQ(error_of([] { stage_costs(small(), {}, {.activation_bytes = 0}); }),
             "--activation-bytes 0: must be positive");
   EXPECT_EQ(error_of([] { stage_costs(small(), {}, {.gradient_bytes = -4}); }),

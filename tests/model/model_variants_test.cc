@@ -103,7 +103,7 @@ TEST(ModelVariants, LlamaLayerFlopsAreMegatronsFormula) {
   EXPECT_DOUBLE_EQ(f.total(), 12 * s * h * h * ((1 + 8.0 / 32 + s / h) * 1 + 14336 / h * 1.5));
   // The same per iteration: plus the LM head's 6·s·h·V per sequence.
   const Transformer two = llama_layer(2);
-  EXPECT_DOUBLE_EQ(model_flops_per_iteration(two, 3), 3 * (2 * f.total() + 6 * s * h * 128256));
+  EXPECT_DOUBLE_EQ(model_flops_per_iteration(two, 3, AttentionCount::Square), 3 * (2 * f.total() + 6 * s * h * 128256));
 }
 
 TEST(ModelVariants, LatentAttentionProjectionsByHand) {
@@ -177,7 +177,7 @@ TEST(ModelVariants, SelectiveRecomputationRunsTheAttentionCoreAgain) {
   // The extra hardware FLOPs are the attention core's forward, 2·s²·(a·d + a·d) per layer and
   // sequence: 2·8192²·8192 each of the 2 layers, for 3 sequences.
   const Transformer m = llama_layer(2);
-  const double extra = hardware_flops_per_iteration(m, 3, Recompute::Selective) - model_flops_per_iteration(m, 3);
+  const double extra = hardware_flops_per_iteration(m, 3, Recompute::Selective, AttentionCount::Square) - model_flops_per_iteration(m, 3, AttentionCount::Square);
   EXPECT_DOUBLE_EQ(extra, 3 * 2 * (2 * 8192.0 * 8192 * 8192));
   // The kernel list: the unfused core's forward kernels again in I, marked recomputed, and no others.
   Parallelism par{1, 1, 1, 1, false, Recompute::Selective};
@@ -201,7 +201,7 @@ TEST(ModelVariants, StageCostsAddUpToTheIterationsHardwareFlops) {
     const Parallelism par{2, 4, 1, 1, false, r};
     double sum = 0;
     for (const StageCost& c : stage_costs(m, par)) sum += 2 * c.flops.total();
-    EXPECT_NEAR(3 * sum / hardware_flops_per_iteration(m, 3, r), 1, 1e-12) << to_string(r);
+    EXPECT_NEAR(3 * sum / hardware_flops_per_iteration(m, 3, r, AttentionCount::Square), 1, 1e-12) << to_string(r);
   }
 }
 

@@ -93,6 +93,11 @@ TEST(SequenceParallel, EachAllReduceBecomesAReduceScatterAndAnAllGather) {
   EXPECT_EQ(sp[1].tp_reduce_scatters_per_forward, 4);
   EXPECT_EQ(sp[1].tp_all_gathers_per_backward, 9);
   EXPECT_EQ(sp[1].tp_reduce_scatters_per_backward, 5);
+  // Of the backward's, each column GEMM's re-gather and input-gradient reduce-scatter run async under
+  // its dgrad and wgrad (Megatron-Core's native pairs): QKV and FC1 of each layer, and the LM head.
+  EXPECT_EQ(sp[0].tp_native_pairs_backward, 4);
+  EXPECT_EQ(sp[1].tp_native_pairs_backward, 5);
+  EXPECT_EQ(tp[0].tp_native_pairs_backward, 0);
   // Megatron sends the sequence-sharded tensor between stages: b·s·h·2 / t.
   EXPECT_EQ(tp[0].send_forward_bytes, 8192);
   EXPECT_EQ(sp[0].send_forward_bytes, 4096);

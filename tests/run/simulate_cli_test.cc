@@ -471,12 +471,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadSimulation{"EtpNotDividingExpertHidden", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --ep 2 --etp 3",
                       "--etp 3: must divide --expert-hidden 2048 (each GPU holds a column slice of every expert it has; "
                       "--etp is --tp unless given)"},
-        BadSimulation{"EtpNotTimedYet", "--platform " + kTwoNodes + kJob + " --dp 4 --model deepseek-v3 --uneven-layers --ep 2 --etp 2",
-                      "--etp 2: expert tensor parallelism is laid out (platform info --layout) but not timed yet; run "
-                      "with --etp 1"},
         BadSimulation{"MoeWithTensorParallelism", "--platform " + kTwoNodes + kJob + " --tp 2 --dp 4 --model deepseek-v3 --uneven-layers --ep 2",
-                      "--tp 2: mixture-of-experts layers with --tp > 1 need sequence parallelism (Megatron-Core refuses "
-                      "them without it), which pipegrid does not model yet; run them with --tp 1 and --ep"},
+                      "--tp 2: mixture-of-experts layers with --tp > 1 need --sequence-parallel (Megatron-Core refuses "
+                      "MoE with tensor parallelism without it)"},
+        BadSimulation{"EtpInDualPipePairs", "--platform " + kTwoNodes + " --schedule dualpipev --pp 2 --microbatches 4 --dp 4 --model deepseek-v3 --uneven-layers --ep 2 --etp 2",
+                      "--etp 2: expert tensor parallelism in dualpipev's overlapped forward-backward pairs is not "
+                      "modelled; run it with --etp 1 or another schedule"},
         BadSimulation{"PlacementUnknownName", "--platform " + kTwoNodes + kJob + " --placement tp-xp-dp-pp",
                       "--placement tp-xp-dp-pp: must order tp, dp and pp (and optionally cp and ep), fastest first, as in "
                       "tp-cp-ep-dp-pp"},

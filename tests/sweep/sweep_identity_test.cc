@@ -173,6 +173,23 @@ TEST(SweepIdentity, WhatAnOlderPipegridComputedRunsAgain) {
   EXPECT_EQ(attempts(dir, id), 2u);
 }
 
+// A configuration's id is its options' content: an option added since, left at its default, is not in
+// it (identity_when_given), so a sweep written before keeps its ids and runs/ID folders. The ids below
+// are those pipegrid 0.x computed at main ceaf4bb (2026-12-07), before sequence parallelism, context
+// parallelism and TP overlap had options.
+TEST(SweepIdentity, OptionsAddedSinceKeepAnOlderSweepsIds) {
+  const std::string dir = fresh_dir("older-ids");
+  std::ofstream(dir + "/exp.toml") << "[platform]\npreset = \"dgx-a100\"\nnodes = 1\n"
+                                      "[parallel]\ntp = 2\npp = 2\ndp = 2\nmicrobatches = 4\n"
+                                      "[model]\nlayers = 4\nhidden = 256\nheads = 4\nseq = 256\nvocab = 1024\n"
+                                      "[sim]\nschedule = \"1f1b\"\n[output]\ntrace = \"off\"\n";
+  std::ofstream(dir + "/sweep.toml") << "base = \"exp.toml\"\n[axes]\n\"sim.schedule\" = [\"1f1b\", \"gpipe\"]\n";
+  ASSERT_EQ(sweep_in(dir).exit_code, 0);
+  const auto by_schedule = rows(dir, 1);
+  EXPECT_EQ(by_schedule.at("1f1b").id, "09ecb98a1fb096e9");
+  EXPECT_EQ(by_schedule.at("gpipe").id, "bd3a1a4bdf82e1ca");
+}
+
 TEST(SweepIdentity, ForceRerunsEverything) {
   const std::string dir = two_platform_sweep("force");
   ASSERT_EQ(sweep_in(dir).exit_code, 0);
