@@ -64,4 +64,15 @@ double OpTimes::cp_of(const Op& op) const {
   return seconds;
 }
 
+double OpTimes::fsdp_of(const Op& op) const {
+  if (uniform_) return 0;
+  double seconds = 0;
+  for (int k = 0; k < op.size(); ++k) {
+    const StageOpTimes& s = stages_[op[k].stage];
+    if (!fsdp_gathers(s.fsdp, op[k], s.fsdp_first_forward)) continue;
+    seconds += op[k].kind == Kind::F ? s.fsdp_f : op[k].kind == Kind::B ? s.fsdp_b : s.fsdp_i;
+  }
+  return seconds;
+}
+
 }  // namespace pipegrid

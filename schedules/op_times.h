@@ -9,6 +9,7 @@
 
 #include "schedules/action_times.h"
 #include "schedules/cp_op_cost.h"
+#include "schedules/fsdp_op_cost.h"
 
 namespace pipegrid {
 
@@ -31,6 +32,11 @@ struct StageOpTimes {
   double tp_rs_slowdown = 1;
   double f_tp_gemm = 0, i_tp_gemm = 0, w_tp_gemm = 0;  // a B runs under I's and W's
   CpStageComm cp{};  // context parallelism's sends or all-to-alls (cp_op_cost.h)
+  // ZeRO-3 (fsdp_op_cost.h): which ops gather the stage's units, and what their all-gathers add to
+  // an F, a B and an I that does.
+  FsdpGathers fsdp = FsdpGathers::None;
+  int fsdp_first_forward = -1;
+  double fsdp_f = 0, fsdp_b = 0, fsdp_i = 0;
 };
 
 class OpTimes {
@@ -42,12 +48,17 @@ class OpTimes {
   /// The op's compute, then its TP all-reduces. An overlapped pair computes both halves (a model
   /// prices no overlap gain: the executor's JobCosts::from_model saves nothing) and runs both halves'
   /// all-reduces at the first half's size, as the executor does (JobCosts::tp_allreduce_bytes).
-  double of(const Op& op) const { return uniform_ ? uniform_->of(op) : compute_of(op) + tp_of(op) + cp_of(op); }
+  double of(const Op& op) const {
+    return uniform_ ? uniform_->of(op) : compute_of(op) + tp_of(op) + cp_of(op) + fsdp_of(op);
+  }
   /// The compute part alone: where a gradient bucket ready part-way through the op is launched.
   double compute_of(const Op& op) const;
   double tp_of(const Op& op) const;
   /// What context parallelism adds after the op's TP collectives (the executor's order too).
   double cp_of(const Op& op) const;
+  /// What ZeRO-3's all-gathers of the op's stage add, after its compute, TP and CP communication (as
+  /// the executor's analytic gathers: sim/exec/gpu_fsdp.cc).
+  double fsdp_of(const Op& op) const;
   bool uniform() const { return uniform_.has_value(); }
   const ActionTimes& uniform_times() const { return *uniform_; }
   const std::vector<StageOpTimes>& stages() const { return stages_; }

@@ -92,6 +92,8 @@ class Pricer {
       }
       if (input_.options.cp_comm == CommFidelity::Analytic)
         op.cp = cp_stage_comm(network_, input_.placement, work, tp_group(d, rank), speed, input_.options.cp_all_to_all);
+      if (input_.options.fsdp != FsdpGathers::None && input_.options.dp_comm == CommFidelity::Analytic)
+        price_fsdp(op, d, stage);
       stages.push_back(op);
       out.forward_messages.push_back(message(d, stage, s.layout.next[stage], work.forward_bytes));
       out.backward_messages.push_back(message(d, stage, s.layout.prev[stage], work.backward_bytes));
@@ -157,6 +159,25 @@ class Pricer {
     std::vector<int> group;
     for (int t = 0; t < tp(); ++t) group.push_back(gpu(t, d, rank));
     return group;
+  }
+
+  // ZeRO-3's all-gathers (fsdp_op_cost.h): the units' α-β times over the longest TP member's
+  // data-parallel group, and what they add to a gathering F, B and I (the executor's gpu_fsdp.cc).
+  void price_fsdp(StageOpTimes& op, int d, int stage) {
+    const StageWork& work = input_.costs.stage(stage);
+    FsdpUnits units{0, 0, work.fsdp_blocks};
+    for (int t = 0; t < tp(); ++t) {
+      const std::vector<int> group = plan_.placement.gradient_group(gpu(t, d, input_.schedule.rank_of(stage)));
+      units.root = std::max(units.root, ring_allreduce_seconds(network_, group, work.fsdp_root_parameter_bytes, RingPhases::AllGather));
+      units.block = std::max(units.block, ring_allreduce_seconds(network_, group, work.fsdp_block_parameter_bytes, RingPhases::AllGather));
+    }
+    const FsdpGathers mode = input_.options.fsdp;
+    const bool keep_last = mode == FsdpGathers::PerOpKeepLast;
+    op.fsdp = mode;
+    op.fsdp_first_forward = plan_.first_forward[static_cast<std::size_t>(stage)];
+    op.fsdp_f = fsdp_op_timing(fsdp_op_units(units, op.f, false, keep_last)).exposed;
+    op.fsdp_b = fsdp_op_timing(fsdp_op_units(units, op.i + op.w, true, keep_last)).exposed;
+    op.fsdp_i = fsdp_op_timing(fsdp_op_units(units, op.i, true, keep_last)).exposed;
   }
 
   // The flow of a stage's result to the stage that reads it, alone on its route (none on one rank).

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/named.h"
+#include "schedules/fsdp_op_cost.h"
 #include "schedules/p2p_mode.h"
 #include "sim/network/fidelity.h"
 
@@ -69,6 +70,10 @@ struct ExecOptions {
   /// behind the next step's forwards (--overlap-param-gather) or at once.
   bool distributed_optimizer = false;
   bool param_gather_overlap = true;
+  /// ZeRO-3 (--zero 3: FSDP2 as torchtitan runs it): when each stage's units are all-gathered
+  /// (schedules/fsdp_op_cost.h) and their gradients reduce-scattered unit by unit (gradient_plan.h);
+  /// None below ZeRO-3.
+  FsdpGathers fsdp = FsdpGathers::None;
   CommFidelity tp_comm = CommFidelity::Analytic;
   /// --tp-comm-overlap (Transformer Engine's userbuffers, with sequence parallelism): each TP
   /// reduce-scatter and all-gather under its GEMM (schedules/tp_op_cost.h); a GEMM paired with a

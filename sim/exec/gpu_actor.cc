@@ -52,6 +52,8 @@ GpuRun::GpuRun(Job& job, std::vector<int> gpus)
     moe_ = std::make_unique<MoeOp>(job, gpus.front(), speed_, [this](std::size_t pos, const Action& a, int first_ring) {
       action_tp_collectives(pos, a, first_ring);
     });
+  for (const GradientReduction& r : members_.front().reductions) fsdp_stream_ = std::max(fsdp_stream_, r.stream + 1);
+  fsdp_seconds_.resize(static_cast<std::size_t>(job.plan.schedule.num_stages()));
   // Post-validation's check comes back from the next rank before the first op that needs anything
   // from that rank (the zero-bubble runtime places it before the first compute that is not a chunk-0
   // forward): the last rank passes it on at once.
@@ -99,7 +101,10 @@ void GpuRun::run_program() {
     op_position_ = pos;
     op_compute_total_ = job_.plan.costs.flops(op) / speed_;
     op_compute_done_ = 0;
-    compute(pos, op);
+    if (fsdp_gathers(op))
+      compute_fsdp(pos, op);
+    else
+      compute(pos, op);
     if (!members_.front().gathers.empty())
       for (int i = 0; i < op.size(); ++i)
         if (op[i].kind == Kind::F) wait_for_gathers(op[i].stage);

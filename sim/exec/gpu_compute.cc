@@ -105,13 +105,15 @@ double GpuRun::tp_analytic_seconds(const Op& op, const TpCollectives& calls, dou
 // The op's computation with its tensor-parallel collectives: as flows, the compute is cut into as
 // many equal slices as there are collectives (one after each, as after attention and after the MLP
 // of every layer); analytic or off, the collectives follow the compute as one α-β wait (same total).
-void GpuRun::compute(std::size_t pos, const Op& op) {
+void GpuRun::compute(std::size_t pos, const Op& op, double given_flops) {
   if (moe_ && moe_->applies(op)) {
     moe_->run(pos, op);
     return;
   }
-  // The ring's attention runs with its sends, as flows (gpu_cp.cc).
-  const double flops = job_.plan.costs.flops(op) - (cp_ring_flows() ? cp_ring_flops(op) : 0);
+  // The ring's attention runs with its sends, as flows (gpu_cp.cc); ZeRO-3's flows give a unit's
+  // share, already without it (gpu_fsdp.cc).
+  const double flops =
+      given_flops >= 0 ? given_flops : job_.plan.costs.flops(op) - (cp_ring_flows() ? cp_ring_flops(op) : 0);
   compute_with_tp(pos, op, flops);
   run_cp(pos, op);
 }

@@ -32,14 +32,17 @@ bool GpuRun::cp_ring_flows() const {
   return job_.plan.placement.sizes().cp > 1 && o.cp_comm == CommFidelity::Flow && !o.cp_all_to_all;
 }
 
+double GpuRun::cp_ring_flops(const Action& a) const {
+  const StageWork& w = job_.plan.costs.stage(a.stage);
+  if (a.kind == Kind::F) return w.f_attention_flops;
+  if ((a.kind == Kind::B || a.kind == Kind::I) && w.cp_forward_layers > 0)
+    return w.i_attention_flops + w.f_attention_flops * w.cp_recomputed_layers / w.cp_forward_layers;
+  return 0;
+}
+
 double GpuRun::cp_ring_flops(const Op& op) const {
   double flops = 0;
-  for (int k = 0; k < op.size(); ++k) {
-    const StageWork& w = job_.plan.costs.stage(op[k].stage);
-    if (op[k].kind == Kind::F) flops += w.f_attention_flops;
-    if ((op[k].kind == Kind::B || op[k].kind == Kind::I) && w.cp_forward_layers > 0)
-      flops += w.i_attention_flops + w.f_attention_flops * w.cp_recomputed_layers / w.cp_forward_layers;
-  }
+  for (int k = 0; k < op.size(); ++k) flops += cp_ring_flops(op[k]);
   return flops;
 }
 

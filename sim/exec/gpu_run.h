@@ -79,7 +79,8 @@ class GpuRun {
   // with a member's flow on the wire is its exposed p2p.
   void wait_and_expose(const Waits& waits, double from);
   // gpu_compute.cc: an op's compute.
-  void compute(std::size_t pos, const Op& op);
+  // `flops` < 0: the op's own.
+  void compute(std::size_t pos, const Op& op, double flops = -1);
   void execute(const Op& op, double flops, double comm_seconds = 0);
   double tp_allreduce_seconds(double bytes);
   double tp_analytic_seconds(const Op& op, const TpCollectives& calls, double bytes);
@@ -94,6 +95,7 @@ class GpuRun {
   const CpStageComm& cp_stage(int stage);
   bool cp_ring_flows() const;
   double cp_ring_flops(const Op& op) const;
+  double cp_ring_flops(const Action& a) const;  // what the ring's flows run of one action
   void action_tp_collectives(std::size_t pos, const Action& action, int first_ring);
   void run_tp_collectives_only(std::size_t pos, const Op& op, int first_ring);
   // gpu_gradients.cc: gradient and parameter collectives on the members' comm streams.
@@ -104,6 +106,12 @@ class GpuRun {
   void wait_for_gathers(int stage, bool first_only = false);
   void finish_gradients();
   void add_dp_exposed(double start);
+  // gpu_fsdp.cc: ZeRO-3's all-gathers around an op's compute.
+  bool fsdp_gathers(const Op& op) const;
+  void compute_fsdp(std::size_t pos, const Op& op);
+  void fsdp_analytic(std::size_t pos, const Op& op);
+  void fsdp_flows(std::size_t pos, const Op& op);
+  const FsdpUnits& fsdp_seconds(int stage);
 
   Job& job_;
   std::vector<Member> members_;
@@ -112,6 +120,8 @@ class GpuRun {
   double speed_;  // flop/s of the members, as the platform file gives it (equal in a group)
   std::unique_ptr<MoeOp> moe_;  // with mixture-of-experts stages (one GPU per actor)
   std::size_t next_reduction_ = 0;  // the members' plans launch at the same points
+  std::size_t fsdp_stream_ = 0;     // ZeRO-3's all-gathers: a stream after the plan's
+  std::vector<std::optional<FsdpUnits>> fsdp_seconds_;  // per stage, found at its first use
   double analytic_bytes_ = -1, analytic_seconds_ = 0;
   std::vector<std::optional<CpStageComm>> cp_stages_;  // per virtual stage, priced at its first op
   int step_ = 0;                       // the training step being run

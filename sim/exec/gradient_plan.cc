@@ -21,6 +21,50 @@ std::size_t last_backward(const std::vector<Op>& program, int stage) {
   return last;
 }
 
+// ZeRO-3: each unit's gradients reduce-scattered over the gradient group (FSDP2's post-backward; d·cp
+// GPUs with context parallelism, as torchtitan's dp_shard × cp mesh shards), in the backward's order
+// — blocks L…1, then the root. Without a pipeline after every micro-batch's
+// backward (torchtitan syncs every micro-batch), a block's as its share of the op's compute ends
+// (fsdp_op_cost.h shares it evenly); with one, torch.distributed.pipelining's stage runs post_backward
+// once, after the stage's last backward (backward_maybe_with_nosync): all at that op's end.
+void add_fsdp_reductions(std::vector<GradientReduction>& out, const JobPlan& plan, const std::vector<Op>& program,
+                         int stage, int gpu, std::size_t stream) {
+  const StageWork& work = plan.costs.stage(stage);
+  const std::vector<int> group = plan.placement.gradient_group(gpu);
+  if (group.size() < 2) return;
+  GradientReduction r{"fsdp-reducescatter", FlowKind::DataAllReduce, TagSpace::Fsdp, 0, group,
+                      plan.placement.rank_in_gradient_group(gpu), 0, 0, 1, stream};
+  r.phases = RingPhases::ReduceScatter;
+  r.stage = stage;
+  const auto add = [&](std::size_t position, int microbatch) {
+    const int blocks = work.fsdp_blocks;
+    for (int k = 0; k < blocks; ++k) {
+      GradientReduction unit = r;
+      unit.position = position;
+      unit.bytes = work.fsdp_block_gradient_bytes;
+      unit.fraction = plan.schedule.ranks == 1 && k + 1 < blocks ? static_cast<double>(k + 1) / blocks : 1.0;
+      unit.context = fsdp_context(false, true, static_cast<std::uint64_t>(stage), static_cast<std::uint64_t>(microbatch),
+                                  static_cast<std::uint64_t>(blocks - k));
+      if (unit.bytes > 0) out.push_back(unit);
+    }
+    if (work.fsdp_root_gradient_bytes > 0) {
+      GradientReduction root = r;
+      root.position = position;
+      root.bytes = work.fsdp_root_gradient_bytes;
+      root.context = fsdp_context(false, true, static_cast<std::uint64_t>(stage), static_cast<std::uint64_t>(microbatch), 0);
+      out.push_back(root);
+    }
+  };
+  if (plan.schedule.ranks > 1) {
+    add(last_backward(program, stage), 0);
+    return;
+  }
+  for (std::size_t pos = 0; pos < program.size(); ++pos)
+    for (int i = 0; i < program[pos].size(); ++i)
+      if (program[pos][i].stage == stage && (program[pos][i].kind == Kind::B || program[pos][i].kind == Kind::W))
+        add(pos, program[pos][i].microbatch);
+}
+
 }  // namespace
 
 bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int first_rank) {
@@ -74,6 +118,10 @@ std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int
     // stream per ring would serialise into a deadlock.
     std::vector<int> stream_key = ranks;
     if (ranks.size() > 1) stream_key.push_back(-1 - static_cast<int>(model_stage));
+    if (plan.options.fsdp != FsdpGathers::None) {
+      add_fsdp_reductions(reductions, plan, program, stage, gpu, stream(stream_key));
+      continue;
+    }
     GradientReduction r{"dp-allreduce", FlowKind::DataAllReduce, TagSpace::Data, model_stage << 12, ring, member,
                         bytes, end, 1, stream(stream_key)};
     if (plan.options.distributed_optimizer) {

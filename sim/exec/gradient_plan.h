@@ -55,6 +55,7 @@ bool embedding_goes_first(GradSyncOrder order, const GpuCoordinates& at, int fir
 /// first chunk only, as Megatron's distributed_data_parallel.py does), else after the rank's last op;
 /// then the step-end phases (routed experts, tied embeddings, in finalize_model_grads' order; the
 /// embeddings first with --grad-sync-order), each issued once the GPU's streams have ended the last.
+/// ZeRO-3 replaces a stage's data-parallel ring by a reduce-scatter per FSDP unit (gradient_plan.cc).
 std::vector<GradientReduction> plan_gradient_reductions(const JobPlan& plan, int gpu);
 
 }  // namespace pipegrid::sim

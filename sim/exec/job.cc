@@ -27,7 +27,8 @@ JobPlan::JobPlan(const Schedule& schedule_, const Placement& placement_, const J
       costs(costs_),
       options(options_),
       results(schedule_.num_stages(), schedule_.microbatches),
-      backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B) {
+      backward_kind(static_cast<std::size_t>(schedule_.num_stages()) * schedule_.microbatches, Kind::B),
+      first_forward(first_forwards(schedule_)) {
   for (const auto& program : schedule.programs)
     for (const Op& op : program)
       for (int i = 0; i < op.size(); ++i)

@@ -29,6 +29,8 @@ struct JobPlan {
   ResultIndex results;
   /// The action that produces each backward result: I where the stage splits its backward, else B.
   std::vector<Kind> backward_kind;  // indexed by stage * m + micro-batch
+  /// Per virtual stage, the micro-batch of its first forward (ZeRO-3 gathers there once per step).
+  std::vector<int> first_forward;
 
   JobPlan(const Schedule& schedule, const Placement& placement, const JobCosts& costs, const ExecOptions& options);
   /// The action a result comes from: F, or B / I.

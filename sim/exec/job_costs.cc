@@ -55,6 +55,18 @@ JobCosts JobCosts::from_model(const std::vector<model::StageCost>& stages,
     w.parameter_bytes = static_cast<double>(c.dp_parameter_bytes);
     w.embedding_gradient_bytes = static_cast<double>(c.embedding_allreduce_bytes);
     w.expert_gradient_bytes = static_cast<double>(c.expert_dp_gradient_bytes);
+    if (c.moe.moe_layers == 0) {
+      // A block is one layer's parameters on this GPU; the root what the stage holds besides.
+      const auto root = static_cast<double>(std::max<std::int64_t>(0, c.parameters - c.layers * c.layer_parameters));
+      const auto block = static_cast<double>(c.layer_parameters);
+      const double per_parameter =
+          c.parameters > 0 ? static_cast<double>(c.dp_gradient_bytes) / static_cast<double>(c.parameters) : 0;
+      w.fsdp_blocks = c.layers;
+      w.fsdp_block_parameter_bytes = 2.0 * block;
+      w.fsdp_root_parameter_bytes = 2.0 * root;
+      w.fsdp_block_gradient_bytes = per_parameter * block;
+      w.fsdp_root_gradient_bytes = per_parameter * root;
+    }
     const model::MoeStageCost& m = c.moe;
     if (m.moe_layers > 0) {
       w.moe.moe_layers = m.moe_layers;

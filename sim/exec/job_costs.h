@@ -67,6 +67,11 @@ struct StageWork {
   double parameter_bytes = 0;           // its parameters (bf16), all-gathered by the distributed optimizer
   double embedding_gradient_bytes = 0;  // tied embeddings, on the first and last stage
   double expert_gradient_bytes = 0;     // routed experts, all-reduced over the d / ep replicas holding them
+  /// ZeRO-3's units on this GPU (schedules/fsdp_op_cost.h): the root (embeddings, final norm, head)
+  /// and each of `fsdp_blocks` blocks, as bf16 parameters all-gathered and gradients reduce-scattered.
+  double fsdp_root_parameter_bytes = 0, fsdp_block_parameter_bytes = 0;
+  double fsdp_root_gradient_bytes = 0, fsdp_block_gradient_bytes = 0;
+  int fsdp_blocks = 0;
   MoeWork moe;                          // moe.moe_layers == 0: a dense stage
 };
 

@@ -14,6 +14,7 @@ enum class TagSpace : std::uint64_t {
   Expert = 5,
   Validation = 6,  // the optimizer's post-validation chain
   Context = 7,     // context parallelism's KV sends and all-to-alls
+  Fsdp = 8,        // ZeRO-3's all-gathers and reduce-scatters
 };
 
 /// At most this many training steps per run: tags keep the step in 8 bits.
@@ -32,6 +33,16 @@ constexpr std::uint64_t validation_tag(std::uint64_t step, bool backward) {
 
 /// The context of a gradient collective of `step`: bits 32-39 (gradient_tag keeps 40 bits of it).
 constexpr std::uint64_t step_context(std::uint64_t step, std::uint64_t context) { return (step << 32) | context; }
+
+/// The context of ZeRO-3's collective of `unit` (0 the root, k the k-th block) of virtual stage
+/// `stage`: its all-gather before the F (`backward` false) or the B of `microbatch`, or its
+/// reduce-scatter. Within step_context's 32 bits: the run layer bounds stage < 1024, microbatch <
+/// 2048 and unit < 512.
+constexpr std::uint64_t fsdp_context(bool gather, bool backward, std::uint64_t stage, std::uint64_t microbatch,
+                                     std::uint64_t unit) {
+  return (gather ? std::uint64_t{1} << 31 : 0) | (backward ? std::uint64_t{1} << 30 : 0) | (stage << 20) |
+         (microbatch << 9) | unit;
+}
 
 /// Step `step` of the `index`-th tensor-parallel all-reduce inside the op at `position` of the
 /// rank's program. The TP group's members run the same program, so they agree on it.

@@ -95,7 +95,20 @@ std::vector<OptionSpec> model_options() {
        .bounds = at_least(1, 16), .default_text = "4", .help = "bytes per gradient element all-reduced"},
       {.flag = "distributed-optimizer", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "shard the optimizer state over the data-parallel replicas (ZeRO-1): gradients reduce-scattered, "
-               "parameters all-gathered"},
+               "parameters all-gathered; the same as --zero 1"},
+      {.flag = "zero", .section = "model", .commands = kSim, .type = Integer, .bounds = not_negative(3),
+       .default_text = "0",
+       .help = "ZeRO stage, sharding over the gradient group (dp x cp GPUs): 0 none, 1 the optimizer state "
+               "sharded (--distributed-optimizer), 2 the gradients too (DeepSpeed), 3 the parameters too, as "
+               "PyTorch FSDP2 under torchtitan: each layer all-gathered before its forward and backward, its "
+               "gradients reduce-scattered",
+       .identity_when_given = kSim},  // a sweep configuration that does not give it keeps its id
+      {.flag = "fsdp-reshard-after-forward", .section = "model", .commands = kSim, .type = Flag,
+       .default_text = "false",
+       .help = "with --zero 3: gather every unit before every micro-batch's forward and backward and free it after "
+               "(torchtitan's reshard_after_forward \"always\"), not once per stage and step with a pipeline, nor "
+               "keeping the last block for its backward without one",
+       .identity_when_given = kSim},
       {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let the layers split unevenly over the stages"},
       {.flag = "flash-attention", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",

@@ -71,13 +71,13 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   return bytes;
 }
 
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group,
-                           bool distributed_optimizer) {
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage) {
   const double n = static_cast<double>(parameters);
+  const int g = gradient_group;
   StaticMemory memory;
-  memory.weights = 2 * n;
-  memory.gradients = precision.gradient_bytes * n;
-  memory.optimizer = 12 * n / (distributed_optimizer ? gradient_group : 1);
+  memory.weights = 2 * n / (zero_stage >= 3 ? g : 1);
+  memory.gradients = precision.gradient_bytes * n / (zero_stage >= 2 ? g : 1);
+  memory.optimizer = 12 * n / (zero_stage >= 1 ? g : 1);
   return memory;
 }
 

@@ -34,15 +34,21 @@ ActivationBytes activation_bytes(const Transformer& model, const Parallelism& pa
 
 /// Bytes per parameter held all step long in Megatron's mixed precision: the bf16 weight (2), its
 /// gradient (`gradient_bytes`, fp32 main grads: 4) and Adam's fp32 master weight, momentum and
-/// variance (12) — divided over the d replicas with the distributed optimizer (ZeRO-1).
+/// variance (12) — with ZeRO (Rajbhandari et al. 2020, §5) divided over the d replicas: stage 1 (the
+/// distributed optimizer) the optimizer state, 2 the gradients too, 3 the weights too. What a
+/// sharded stage holds whole for a while — ZeRO-2's gradient buckets in flight, ZeRO-3's gathered
+/// parameters and gradients not yet reduce-scattered — depends on the schedule: the run layer adds
+/// it (simulation_run.cc, zero_working_set).
 struct StaticMemory {
   double weights = 0;
   double gradients = 0;
   double optimizer = 0;
-  double total() const { return weights + gradients + optimizer; }
+  double unsharded_weights = 0;    // ZeRO-3: bf16 parameters all-gathered
+  double unreduced_gradients = 0;  // ZeRO-2/3: gradients whole until reduce-scattered
+  double total() const { return weights + gradients + optimizer + unsharded_weights + unreduced_gradients; }
 };
-/// `gradient_group`: the GPUs the distributed optimizer shards over, d·cp (Parallelism::gradient_group_size).
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group,
-                           bool distributed_optimizer);
+/// `gradient_group`: the GPUs ZeRO shards over, d·cp (Parallelism::gradient_group_size); `zero_stage`
+/// 0-3 shards the optimizer state, then the gradients, then the parameters over it.
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage);
 
 }  // namespace pipegrid::model

@@ -85,6 +85,7 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
     // What Megatron replicates over the TP GPUs (norms, MLA's down-projections) is counted 1/t too;
     // a count that does not divide (a head width of its own) rounds up.
     c.parameters = (parameters + t - 1) / t + routed;
+    c.layer_parameters = (layer_parameters(model) + t - 1) / t;
 
     c.send_forward_bytes = c.has_lm_head ? 0 : p2p_bytes;
     c.send_backward_bytes = c.has_embedding ? 0 : p2p_bytes;

@@ -55,6 +55,7 @@ struct StageCost {
   bool has_lm_head = false;    // stage S − 1
   Flops flops;                 // one micro-batch, this GPU
   std::int64_t parameters = 0;  // this GPU
+  std::int64_t layer_parameters = 0;  // one of its dense layers on this GPU (÷ t, rounded up): ZeRO-3's block
   std::int64_t send_forward_bytes = 0;
   std::int64_t send_backward_bytes = 0;
   std::int64_t tp_allreduce_bytes = 0;  // S = b·s·h: what an all-reduce sums, a reduce-scatter splits, an all-gather joins

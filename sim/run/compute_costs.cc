@@ -90,7 +90,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
   out.optimizer_seconds.assign(layout.ranks, 0);
   const model::Transformer& model = spec.transformer;
   const ComputeSpec& compute = spec.compute;
-  const bool distributed = spec.distributed_optimizer;
+  const bool distributed = spec.zero >= 1;  // ZeRO-1 and up: each replica updates its shard
   const double optimizer_bytes = compute.optimizer_bytes;
   const auto updated = [&](const model::StageCost& c) {
     return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.gradient_group_size() : 1);

@@ -1,5 +1,7 @@
 #include "sim/run/memory_report.h"
 
+#include <algorithm>
+
 #include "schedules/memory.h"
 
 namespace pipegrid::run {
@@ -22,16 +24,24 @@ nlohmann::json memory_json(const ResolvedRun& run) {
                         {"peak_activations", peaks[r]},
                         {"parameters_share", static_cast<double>(stages.size()) / model_stages * schedule.ranks}};
     if (run.memory) {
+      const MemoryPlan& plan = *run.memory;
       model::StaticMemory held;
+      const auto add = [](double& sum, double value, bool summed) { sum = summed ? sum + value : std::max(sum, value); };
       for (int s : stages) {
-        held.weights += run.memory->static_bytes[s].weights;
-        held.gradients += run.memory->static_bytes[s].gradients;
-        held.optimizer += run.memory->static_bytes[s].optimizer;
+        const model::StaticMemory& stage = plan.static_bytes[s];
+        held.weights += stage.weights;
+        held.gradients += stage.gradients;
+        held.optimizer += stage.optimizer;
+        add(held.unsharded_weights, stage.unsharded_weights, plan.sum_unsharded);
+        add(held.unreduced_gradients, stage.unreduced_gradients, plan.sum_unreduced);
       }
       const double total = activation_peaks[r] + held.total();
       rank.update({{"activations", activation_peaks[r]}, {"weights", held.weights}, {"gradients", held.gradients},
                    {"optimizer", held.optimizer}, {"total", total}, {"capacity", run.rank_capacity[r]},
                    {"over", total > run.rank_capacity[r]}});
+      // From ZeRO-2 on, what the rank holds whole besides its shards (zero_stage.h); absent below, so a
+      // run without ZeRO keeps its summary byte for byte.
+      if (plan.zero >= 2) rank.update({{"unsharded_weights", held.unsharded_weights}, {"unreduced_gradients", held.unreduced_gradients}});
       if (total > run.rank_capacity[r]) over.push_back(r);
     }
     ranks.push_back(std::move(rank));

@@ -51,6 +51,10 @@ bool check_times_or_model(const OptionValues& v) {
   if (any_given(v, kModelLayoutFlags) && !model_given)
     throw InputError("--sequence-parallel/--tp-comm-overlap: need a model (--model or --layers …): explicit times "
                      "have no TP collectives to split or overlap");
+  constexpr const char* kShardFlags[] = {"zero", "fsdp-reshard-after-forward"};
+  if (any_given(v, kShardFlags) && !model_given)
+    throw InputError("--zero/--fsdp-reshard-after-forward: need a model (--model or --layers …): explicit times "
+                     "have no parameters to shard");
   if (input::find_option(v.command(), "cp") && v.integer("cp") > 1 && !model_given)
     throw InputError(fmt::format("--cp {}: context parallelism needs a model (--model or --layers …): explicit times "
                                  "have no attention to split",
@@ -181,7 +185,17 @@ ModelSpec model_spec_of(const OptionValues& v) {
   spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
   spec.uneven_layers = v.flag("uneven-layers");
   spec.flash_attention = v.flag("flash-attention");
-  spec.distributed_optimizer = v.flag("distributed-optimizer");
+  // --distributed-optimizer is ZeRO-1 (Megatron's name for it); given with --zero, the two must agree.
+  spec.zero = static_cast<int>(v.integer("zero"));
+  if (v.flag("distributed-optimizer")) {
+    if (v.has("zero") && spec.zero != 1)
+      throw InputError(fmt::format("--distributed-optimizer and --zero {}: --distributed-optimizer is --zero 1; give one",
+                                   spec.zero));
+    spec.zero = 1;
+  }
+  spec.fsdp_reshard_after_forward = v.flag("fsdp-reshard-after-forward");
+  if (spec.fsdp_reshard_after_forward && spec.zero != 3)
+    throw InputError("--fsdp-reshard-after-forward: needs --zero 3 (only FSDP shards the parameters)");
   spec.compute.efficiency = v.given_number("compute-efficiency");
   spec.compute.hbm_bandwidth = v.given_number("hbm-bandwidth");
   spec.compute.gpu_file = v.text("gpu-file");

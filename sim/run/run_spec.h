@@ -73,7 +73,9 @@ struct ModelSpec {
   model::Recompute recompute = model::Recompute::None;
   bool uneven_layers = false;
   bool flash_attention = false;
-  bool distributed_optimizer = false;
+  /// --zero (ZeRO stage; --distributed-optimizer is 1) and --fsdp-reshard-after-forward.
+  int zero = 0;
+  bool fsdp_reshard_after_forward = false;
   ComputeSpec compute;
 };
 

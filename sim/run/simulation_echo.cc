@@ -79,12 +79,14 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                          {"scatter_gather", spec_model.scatter_gather},
                          {"recompute", model::to_string(spec_model.recompute)},
                          {"gradient_bytes", spec.comm.gradient_bytes},
-                         {"distributed_optimizer", spec_model.distributed_optimizer},
+                         {"distributed_optimizer", spec_model.zero >= 1},
                          {"uneven_layers", spec_model.uneven_layers},
                          {"flash_attention", spec_model.flash_attention}};
   if (!spec_model.hf_config.empty()) echo["hf_config"] = spec_model.hf_config;
   // Echoed only when set, so that a run without them keeps its summary byte for byte.
   if (spec_model.sequence_parallel) echo["sequence_parallel"] = true;
+  if (spec_model.zero >= 2) echo["zero"] = spec_model.zero;
+  if (spec_model.fsdp_reshard_after_forward) echo["fsdp_reshard_after_forward"] = true;
   if (m.mla.enabled())
     echo["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
                    {"kv_lora_rank", m.mla.kv_lora_rank},

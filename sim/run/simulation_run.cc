@@ -16,6 +16,7 @@
 #include "sim/run/run_log.h"
 #include "sim/run/simulation_echo.h"
 #include "sim/run/simulation_schedule.h"
+#include "sim/run/zero_stage.h"
 
 namespace pipegrid::run {
 
@@ -109,9 +110,17 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
         model::activation_bytes(*run.model, run.parallelism, cost, m.flash_attention);
     memory.activation_bytes.push_back(activations.per_microbatch);
     memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
-    memory.static_bytes.push_back(model::static_memory(cost.parameters, precision, run.parallelism.gradient_group_size(),
-                                                         m.distributed_optimizer));
+    model::StaticMemory held =
+        model::static_memory(cost.parameters, precision, run.parallelism.gradient_group_size(), m.zero);
+    add_zero_working_set(m, sizes.pp, in.options.grad_bucket_bytes, cost, precision, held);
+    memory.static_bytes.push_back(held);
   }
+  // A rank holds its stages' whole gradients and parameters at once, or one stage's at a time
+  // (zero_stage.h says which is which).
+  const bool fsdp_per_op = m.zero == 3 && (sizes.pp == 1 || m.fsdp_reshard_after_forward);
+  memory.sum_unsharded = !fsdp_per_op;
+  memory.sum_unreduced = !(m.zero == 2 || (m.zero == 3 && sizes.pp == 1));
+  memory.zero = m.zero;
   sim::ExpertRouting routing;
   if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
   StageLayoutView stage_view{layout.model_stage, {}, sizes.pp};
@@ -123,8 +132,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   in.costs = sim::JobCosts::from_model(virtual_stages, compute.work, routing);
   in.options.optimizer_seconds = std::move(compute.optimizer_seconds);
   if (in.options.tp_comm_overlap) in.options.tp_overlap_rs_slowdown = overlap_slowdown(spec.comm.tp_overlap_sms, compute.sms);
-  in.options.sync_whole_job = m.distributed_optimizer;
-  in.options.distributed_optimizer = m.distributed_optimizer;
+  apply_zero(m, in);
   run.compute_breakdown = std::move(compute.breakdown);
   run.compute_echo = std::move(compute.echo);
   run.memory = std::move(memory);

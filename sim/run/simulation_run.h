@@ -25,6 +25,10 @@ struct MemoryPlan {
   std::vector<double> activation_bytes;  // per virtual stage
   std::vector<double> kept_for_weight_gradient;
   std::vector<model::StaticMemory> static_bytes;  // per virtual stage
+  /// How a rank's stages' unsharded_weights and unreduced_gradients add up: held at once (summed) or
+  /// one stage's at a time (the largest).
+  bool sum_unsharded = true, sum_unreduced = true;
+  int zero = 0;  // the memory report shows the working set from ZeRO-2 on
 };
 
 /// A resolved run: the input for the executor, the model when one was given, and the inputs echoed

@@ -35,14 +35,28 @@ struct Case {
   bool cp_all_to_all = false;      // Ulysses' all-to-alls
   int ep = 0;                      // > 0: 8 experts of 512, top 2, over ep GPUs (analytic all-to-alls)
   int etp = 1;                     // expert tensor parallelism: the ETP group's all-gathers and reduce-scatters
+  int zero = 0;                    // ZeRO-2 or 3 (distributed_optimizer is ZeRO-1)
+  bool reshard = false;            // --fsdp-reshard-after-forward
 };
+
+// ZeRO-2 and ZeRO-3 (FSDP) cases.
+Case zero_case(std::string schedule, int pp, int microbatches, int chunks, int tp, int dp, P2pMode p2p, int zero,
+               bool reshard = false, bool llama_layer = false, int cp = 1) {
+  Case c{std::move(schedule), pp, microbatches, chunks, tp, dp, p2p};
+  c.zero = zero;
+  c.cp = cp;
+  c.reshard = reshard;
+  c.llama_layer = llama_layer;
+  return c;
+}
 
 void PrintTo(const Case& c, std::ostream* out) {
   *out << c.schedule << " pp " << c.pp << " m " << c.microbatches << " tp " << c.tp << " dp " << c.dp << " "
        << p2p_mode_name(c.p2p) << (c.distributed_optimizer ? " distributed optimizer" : "")
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
        << (c.tp_comm_overlap ? " tp comm overlap" : "") << " cp " << c.cp << (c.cp_all_to_all ? " all-to-all" : "")
-       << (c.ep > 0 ? " ep " + std::to_string(c.ep) : "") << (c.etp > 1 ? " etp " + std::to_string(c.etp) : "");
+       << (c.ep > 0 ? " ep " + std::to_string(c.ep) : "") << (c.etp > 1 ? " etp " + std::to_string(c.etp) : "")
+       << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "") << (c.reshard ? " reshard after forward" : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -86,7 +100,8 @@ RunSpec spec_of(const Case& c) {
     moe.first_dense_layers = 1;
     spec.comm.exec.ep_comm = sim::CommFidelity::Analytic;
   }
-  model.distributed_optimizer = c.distributed_optimizer;
+  model.zero = c.distributed_optimizer ? 1 : c.zero;
+  model.fsdp_reshard_after_forward = c.reshard;
   model.sequence_parallel = c.sequence_parallel;
   model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
   spec.model = model;
@@ -149,7 +164,8 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     return std::vector<double>{cf.step.step_time, replica.forward_messages.front().transfer,
                                replica.forward_messages.front().latency, replica.ops.tp_of(Op(Action{0, 0, Kind::F})),
                                static_cast<double>(rank0.reductions.size()), static_cast<double>(rank0.gathers.size()),
-                               cp.kv_send + cp.q_alltoall, replica.ops.cp_of(Op(Action{0, 0, Kind::B}))};
+                               cp.kv_send + cp.q_alltoall, replica.ops.cp_of(Op(Action{0, 0, Kind::B})),
+                               replica.ops.fsdp_of(Op(Action{0, 0, Kind::F}))};
   });
   const std::vector<double> simulated = in_child([&] {
     const ResolvedRun run = resolve_simulation(spec_of(c));
@@ -157,10 +173,12 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     if (result.deadlock) throw std::runtime_error(result.deadlock->line);
     return std::vector<double>{result.makespan};
   });
-  ASSERT_EQ(estimate.size(), 8u);
+  ASSERT_EQ(estimate.size(), 9u);
   ASSERT_EQ(simulated.size(), 1u);
-  EXPECT_GT(estimate[1], 0);
-  EXPECT_GT(estimate[2], 0);
+  if (c.pp > 1) {  // one rank sends nothing
+    EXPECT_GT(estimate[1], 0);
+    EXPECT_GT(estimate[2], 0);
+  }
   if (c.tp > 1) {
     EXPECT_GT(estimate[3], 0);
   }
@@ -169,7 +187,7 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
   if (c.dp > 1) {
     EXPECT_GT(estimate[4], 2);
   }
-  if (c.distributed_optimizer && c.dp > 1) {
+  if ((c.distributed_optimizer || c.zero == 2) && c.dp > 1) {
     EXPECT_GT(estimate[5], 0);
   }
   // Context parallelism priced: its messages take time, and Ulysses' all-to-alls (on the critical
@@ -180,6 +198,11 @@ TEST_P(EnginesAgreeOnAModel, OnAFiniteNetworkWithoutContention) {
     if (c.cp_all_to_all || c.tp == 1) {
       EXPECT_GT(estimate[7], 0);
     }
+  }
+  // ZeRO-3: stage 0's first forward waits for its first units' all-gathers; no step-end all-gather.
+  if (c.zero == 3) {
+    EXPECT_GT(estimate[8], 0);
+    EXPECT_EQ(estimate[5], 0);
   }
   const double expected = estimate[0];
   EXPECT_NEAR(simulated[0], expected, 1e-9 * expected);
@@ -229,7 +252,21 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"interleaved", 2, 8, 2, 2, 2, P2pMode::Async, false, false, true, true, 1, false, 2, 2},
                       Case{"1f1b", 4, 8, 0, 1, 4, P2pMode::Async, false, false, false, false, 1, false, 2, 2},
                       Case{"1f1b", 4, 8, 0, 2, 1, P2pMode::Async, false, false, true, false, 2, false, 2, 2},
-                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, false, true, false, 2, true, 4, 2}),
+                      Case{"zb-h1", 2, 8, 0, 2, 2, P2pMode::Rendezvous, false, false, true, false, 2, true, 4, 2},
+                      // ZeRO-2, and ZeRO-3 (FSDP) with and without a pipeline, with and without resharding.
+                      zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Async, 2),
+                      zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3),
+                      zero_case("1f1b", 4, 8, 0, 2, 2, P2pMode::Rendezvous, 3, true),
+                      zero_case("interleaved", 2, 6, 2, 2, 2, P2pMode::Async, 3),
+                      zero_case("interleaved", 4, 8, 2, 1, 2, P2pMode::Async, 3, true, true),
+                      zero_case("zb-h1", 4, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),
+                      zero_case("zb-h1", 4, 8, 0, 2, 2, P2pMode::Async, 3, false, true),
+                      zero_case("dualpipev", 2, 8, 0, 1, 2, P2pMode::Rendezvous, 3, true),  // F&B pairs
+                      zero_case("1f1b", 1, 4, 0, 2, 2, P2pMode::Async, 3),
+                      zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true),
+                      // ZeRO-3 with context parallelism: FSDP shards over dp·cp.
+                      zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3, false, false, 2),
+                      zero_case("1f1b", 1, 4, 0, 2, 1, P2pMode::Async, 3, false, true, 2)),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
@@ -238,7 +275,8 @@ INSTANTIATE_TEST_SUITE_P(
              p2p_mode_name(c.p2p) + (c.distributed_optimizer ? "_zero1" : "") + (c.llama_layer ? "_llama" : "") +
              (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
              (c.cp > 1 ? "_cp" + std::to_string(c.cp) + (c.cp_all_to_all ? "_a2a" : "_ring") : "") +
-             (c.ep > 0 ? "_ep" + std::to_string(c.ep) : "") + (c.etp > 1 ? "_etp" + std::to_string(c.etp) : "");
+             (c.ep > 0 ? "_ep" + std::to_string(c.ep) : "") + (c.etp > 1 ? "_etp" + std::to_string(c.etp) : "") +
+             (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "");
     });
 
 }  // namespace

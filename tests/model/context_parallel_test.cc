@@ -90,7 +90,7 @@ TEST(ContextParallel, ActivationsAndTheDistributedOptimizerDivideByCp) {
   Parallelism par = layout(1, 4);
   par.dp = 2;
   EXPECT_EQ(par.gradient_group_size(), 8);
-  EXPECT_EQ(static_memory(800, {}, par.gradient_group_size(), true).optimizer, 12 * 800 / 8.0);
+  EXPECT_EQ(static_memory(800, {}, par.gradient_group_size(), 1).optimizer, 12 * 800 / 8.0);
 }
 
 TEST(ContextParallel, TheRulesAreRefusedNamingThem) {

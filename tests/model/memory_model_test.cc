@@ -41,10 +41,13 @@ TEST(MemoryModel, ActivationsPerLayerAreKorthikantisFormula) {
   EXPECT_EQ(activation_bytes(m, recompute, stage_costs(m, recompute)[0]).per_microbatch, 2 * 128 + 64);
 }
 
-TEST(MemoryModel, EighteenBytesPerParameterOrLessWithZeroOne) {
-  // Megatron's mixed precision: bf16 weight 2 + fp32 gradient 4 + Adam's fp32 copy, m and v 12.
-  EXPECT_EQ(static_memory(1000, Precision{}, 8, false).total(), 18000);
-  EXPECT_EQ(static_memory(1000, Precision{}, 8, true).total(), 2000 + 4000 + 12000 / 8);
+TEST(MemoryModel, EighteenBytesPerParameterOrLessWithZero) {
+  // Megatron's mixed precision: bf16 weight 2 + fp32 gradient 4 + Adam's fp32 copy, m and v 12; ZeRO
+  // (Rajbhandari et al. 2020, §5) shards the optimizer state (1), the gradients too (2), the weights too (3).
+  EXPECT_EQ(static_memory(1000, Precision{}, 8, 0).total(), 18000);
+  EXPECT_EQ(static_memory(1000, Precision{}, 8, 1).total(), 2000 + 4000 + 12000 / 8);
+  EXPECT_EQ(static_memory(1000, Precision{}, 8, 2).total(), 2000 + 4000 / 8 + 12000 / 8);
+  EXPECT_EQ(static_memory(1000, Precision{}, 8, 3).total(), 18000 / 8);
 }
 
 TEST(MemoryModel, WeightedPeakWalksTheProgram) {
