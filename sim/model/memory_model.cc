@@ -79,11 +79,11 @@ ParameterShards parameter_shards(const StageCost& stage, int gradient_group) {
 }
 
 StaticMemory static_memory(const ParameterShards& p, const Precision& precision, int zero_stage) {
-  // Bytes per parameter over the group that shards them from `stage` on, dense and routed apart (a
-  // stage without experts adds 0 to the dense term: its bytes are those of one group).
-  const auto held = [&](double bytes, int stage) {
-    return bytes * p.dense / (zero_stage >= stage ? p.dense_group : 1) +
-           bytes * p.routed / (zero_stage >= stage ? p.routed_group : 1);
+  // `bytes` per parameter, each part ÷ its own group from ZeRO stage `from` on (without routed
+  // experts the second term is 0 and the sum that of one group, bit for bit).
+  const auto held = [&](double bytes, int from) {
+    return bytes * p.dense / (zero_stage >= from ? p.dense_group : 1) +
+           bytes * p.routed / (zero_stage >= from ? p.routed_group : 1);
   };
   StaticMemory memory;
   memory.weights = held(2, 3);
