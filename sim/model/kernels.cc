@@ -235,7 +235,12 @@ std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& p
     out.push_back({.name = "grad_accumulate", .kind = OpKind::GradAccumulation, .pass = Pass::W, .count = tensors,
                    .gemm = {}, .bytes = static_cast<double>(stage.parameters) * (2.0 * options.gradient_bytes + 2) / tensors});
   }
-  const double updated = static_cast<double>(stage.parameters) / (options.distributed_optimizer ? options.dp : 1);
+  // The distributed optimizer updates each GPU's shard: the dense parameters' 1/d·cp, the routed
+  // experts' 1/edp (memory_model.h, ParameterShards).
+  const double dense = static_cast<double>(stage.parameters - stage.routed_parameters);
+  const double routed = static_cast<double>(stage.routed_parameters);
+  const double updated = options.distributed_optimizer ? dense / options.dp + routed / stage.expert_data_parallel
+                                                       : dense + routed;
   out.push_back({.name = "adam", .kind = OpKind::Optimizer, .pass = Pass::Step,
                  .gemm = {}, .bytes = updated * options.optimizer_bytes_per_parameter});
   return out;

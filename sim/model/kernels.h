@@ -76,7 +76,7 @@ struct KernelOptions {
   int gradient_bytes = 4;
   double optimizer_bytes_per_parameter = 42;
   bool distributed_optimizer = false;
-  int dp = 1;
+  int dp = 1;  // the GPUs the dense parameters are sharded over, d·cp (the routed experts: StageCost)
 };
 
 /// One dense transformer layer on one GPU of its tensor-parallel group of t (no sequence

@@ -71,14 +71,29 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   return bytes;
 }
 
-StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage) {
-  const double n = static_cast<double>(parameters);
-  const int g = gradient_group;
+ParameterShards parameter_shards(const StageCost& stage, int gradient_group) {
+  return {.dense = static_cast<double>(stage.parameters - stage.routed_parameters),
+          .dense_group = gradient_group,
+          .routed = static_cast<double>(stage.routed_parameters),
+          .routed_group = stage.expert_data_parallel};
+}
+
+StaticMemory static_memory(const ParameterShards& p, const Precision& precision, int zero_stage) {
+  // `bytes` per parameter, each part ÷ its own group from ZeRO stage `from` on (without routed
+  // experts the second term is 0 and the sum that of one group, bit for bit).
+  const auto held = [&](double bytes, int from) {
+    return bytes * p.dense / (zero_stage >= from ? p.dense_group : 1) +
+           bytes * p.routed / (zero_stage >= from ? p.routed_group : 1);
+  };
   StaticMemory memory;
-  memory.weights = 2 * n / (zero_stage >= 3 ? g : 1);
-  memory.gradients = precision.gradient_bytes * n / (zero_stage >= 2 ? g : 1);
-  memory.optimizer = 12 * n / (zero_stage >= 1 ? g : 1);
+  memory.weights = held(2, 3);
+  memory.gradients = held(precision.gradient_bytes, 2);
+  memory.optimizer = held(12, 1);
   return memory;
+}
+
+StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage) {
+  return static_memory({.dense = static_cast<double>(parameters), .dense_group = gradient_group}, precision, zero_stage);
 }
 
 }  // namespace pipegrid::model

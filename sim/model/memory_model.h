@@ -32,9 +32,26 @@ struct ActivationBytes {
 ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage,
                                  bool flash_attention = false);
 
+/// A GPU's parameters of a stage by the group ZeRO shards them over. Megatron-Core keeps two sets of
+/// buffers (megatron/core/distributed/distributed_data_parallel.py): the dense parameters' — shared
+/// experts included — reduced over the data-parallel group with context parallelism (d·cp), and the
+/// routed experts' (their linear layers marked allreduce=False, extensions/transformer_engine.py) over
+/// the expert-data-parallel group, the edp = t·cp·d / (ep·etp) GPUs that hold the same experts; the
+/// distributed optimizer shards each buffer over its own group (optimizer/__init__.py builds the
+/// experts' optimizer on get_expert_data_parallel_group()).
+struct ParameterShards {
+  double dense = 0;
+  int dense_group = 1;  // d·cp (Parallelism::gradient_group_size)
+  double routed = 0;
+  int routed_group = 1;  // edp (StageCost::expert_data_parallel)
+};
+/// `stage`'s parameters on one GPU, the dense ones over `gradient_group`.
+ParameterShards parameter_shards(const StageCost& stage, int gradient_group);
+
 /// Bytes per parameter held all step long in Megatron's mixed precision: the bf16 weight (2), its
 /// gradient (`gradient_bytes`, fp32 main grads: 4) and Adam's fp32 master weight, momentum and
-/// variance (12) — with ZeRO (Rajbhandari et al. 2020, §5) divided over the d replicas: stage 1 (the
+/// variance (12) — with ZeRO (Rajbhandari et al. 2020, §5) divided over the replicas holding the
+/// parameter (ParameterShards: the dense ones over d·cp, routed experts over edp): stage 1 (the
 /// distributed optimizer) the optimizer state, 2 the gradients too, 3 the weights too. What a
 /// sharded stage holds whole for a while — ZeRO-2's gradient buckets in flight, ZeRO-3's gathered
 /// parameters and gradients not yet reduce-scattered — depends on the schedule: the run layer adds
@@ -47,8 +64,9 @@ struct StaticMemory {
   double unreduced_gradients = 0;  // ZeRO-2/3: gradients whole until reduce-scattered
   double total() const { return weights + gradients + optimizer + unsharded_weights + unreduced_gradients; }
 };
-/// `gradient_group`: the GPUs ZeRO shards over, d·cp (Parallelism::gradient_group_size); `zero_stage`
-/// 0-3 shards the optimizer state, then the gradients, then the parameters over it.
+/// `zero_stage` 0-3 shards the optimizer state, then the gradients, then the parameters.
+StaticMemory static_memory(const ParameterShards& parameters, const Precision& precision, int zero_stage);
+/// A stage without routed experts: all `parameters` sharded over `gradient_group`.
 StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage);
 
 }  // namespace pipegrid::model

@@ -76,7 +76,11 @@ std::vector<StageCost> stage_costs(const Transformer& model, const Parallelism& 
       parameters += moe_layers * moe.shared_experts * expert_parameters(model);
       routed = moe_layers * (moe.experts / moe.ep) * expert_parameters(model) / moe.etp;
       // Megatron-Core's expert-data-parallel group: the GPUs of a stage are etp × ep × edp.
-      if (t * cp * par.dp / (moe.ep * moe.etp) > 1) c.expert_dp_gradient_bytes = routed * precision.gradient_bytes;
+      c.routed_parameters = routed;
+      // (The run checks that ep·etp divides the stage's GPUs, placement.cc; a caller of the model alone
+      // that breaks it gets at least 1.)
+      c.expert_data_parallel = std::max(1, t * cp * par.dp / (moe.ep * moe.etp));
+      if (c.expert_data_parallel > 1) c.expert_dp_gradient_bytes = routed * precision.gradient_bytes;
     }
     c.flops = (1.0 / (t * cp)) * whole;
 

@@ -55,6 +55,11 @@ struct StageCost {
   bool has_lm_head = false;    // stage S − 1
   Flops flops;                 // one micro-batch, this GPU
   std::int64_t parameters = 0;  // this GPU
+  // Of `parameters`, this GPU's routed experts (E/ep of them, ÷ etp) and how many GPUs hold the same
+  // ones: the expert-data-parallel group, t·cp·d / (ep·etp), which their gradients are reduced over and
+  // the distributed optimizer shards them over (the rest: Parallelism::gradient_group_size).
+  std::int64_t routed_parameters = 0;
+  int expert_data_parallel = 1;
   std::int64_t layer_parameters = 0;  // one of its dense layers on this GPU (÷ t, rounded up): ZeRO-3's block
   std::int64_t send_forward_bytes = 0;
   std::int64_t send_backward_bytes = 0;

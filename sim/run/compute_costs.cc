@@ -92,8 +92,12 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
   const ComputeSpec& compute = spec.compute;
   const bool distributed = spec.zero >= 1;  // ZeRO-1 and up: each replica updates its shard
   const double optimizer_bytes = compute.optimizer_bytes;
+  // Each GPU's shard: the dense parameters' 1/d·cp, the routed experts' 1/edp (ParameterShards).
   const auto updated = [&](const model::StageCost& c) {
-    return static_cast<double>(c.parameters) * optimizer_bytes / (distributed ? par.gradient_group_size() : 1);
+    const double dense = static_cast<double>(c.parameters - c.routed_parameters);
+    const double routed = static_cast<double>(c.routed_parameters);
+    return dense * optimizer_bytes / (distributed ? par.gradient_group_size() : 1) +
+           routed * optimizer_bytes / (distributed ? c.expert_data_parallel : 1);
   };
 
   if (compute.efficiency) {

@@ -111,7 +111,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
     memory.activation_bytes.push_back(activations.per_microbatch);
     memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
     model::StaticMemory held =
-        model::static_memory(cost.parameters, precision, run.parallelism.gradient_group_size(), m.zero);
+        model::static_memory(model::parameter_shards(cost, run.parallelism.gradient_group_size()), precision, m.zero);
     add_zero_working_set(m, sizes.pp, in.options.grad_bucket_bytes, cost, precision, held);
     memory.static_bytes.push_back(held);
   }

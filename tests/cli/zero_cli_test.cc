@@ -1,7 +1,7 @@
 // --zero 0|1|2|3 as a user runs it: ZeRO-3's (FSDP's) all-gathers and reduce-scatters of a step
 // counted from trace.csv, with their bytes, against a hand count of torchtitan's units; the memory
-// report's bytes per GPU at each stage worked by hand; --distributed-optimizer as --zero 1, and the
-// refusals.
+// report's bytes per GPU at each stage worked by hand, routed experts sharded over their
+// expert-data-parallel group; --distributed-optimizer as --zero 1, and the refusals.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -208,6 +208,42 @@ TEST(ZeroCli, TheDistributedOptimizerIsZeroOne) {
   EXPECT_EQ(s["inputs"]["model"]["distributed_optimizer"], true);
   EXPECT_FALSE(s["inputs"]["model"].contains("zero"));
   EXPECT_EQ(summary(simulated("echo3", flags + " --zero 3"))["inputs"]["model"]["zero"], 3);
+}
+
+TEST(ZeroCli, RoutedExpertsAreShardedOverTheirExpertDataParallelGroup) {
+  // tp 1 × pp 2 × dp 4 × ep 2, one MoE layer a stage with 4 experts of H_e = 32 (top 2): Megatron-Core's
+  // distributed optimizer shards the dense parameters over the dp = 4 GPUs of the data-parallel group
+  // and a GPU's routed experts over the edp = dp/ep = 2 that hold the same ones. Per GPU, dense: the
+  // layer's attention 4h² + 4h, router E·h and norms 4h, 17 152, with the embeddings 16 384 + 4096
+  // (stage 0) or the LM head's copy 16 384 (stage 1); routed: E/ep = 2 experts of 3·h·H_e = 6144.
+  const double dense[2] = {17152 + 16384 + 4096, 17152 + 16384}, routed = 2 * 6144;
+  const std::string moe = " --pp 2 --dp 4 --microbatches 4 --layers 2 --experts 4 --top-k 2 --expert-hidden 32 --ep 2"
+                          " --hbm-bandwidth 1e9 --grad-bucket-size 10000";
+  for (int zero : {1, 2}) {
+    const std::string dir = simulated("moe-" + std::to_string(zero), moe + " --zero " + std::to_string(zero));
+    const nlohmann::json ranks = summary(dir)["memory"]["ranks"];
+    for (int r = 0; r < 2; ++r) {
+      const double whole = dense[r] + routed, shard = dense[r] / 4 + routed / 2;
+      EXPECT_EQ(ranks[r]["weights"].get<double>(), 2 * whole) << zero << " rank " << r;
+      EXPECT_EQ(ranks[r]["gradients"].get<double>(), 4 * (zero == 2 ? shard : whole)) << zero << " rank " << r;
+      EXPECT_EQ(ranks[r]["optimizer"].get<double>(), 12 * shard) << zero << " rank " << r;
+    }
+    // Adam streams 42 bytes per parameter of the GPU's shard, here at 1 GB/s (--compute-efficiency:
+    // the optimizer's bytes at --hbm-bandwidth); every GPU of a stage alike.
+    std::istringstream csv(read_file(dir + "/trace.csv"));
+    int steps = 0;
+    for (std::string line; std::getline(csv, line);) {
+      std::vector<std::string> cells;
+      std::istringstream row(line);
+      for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+      if (cells.size() < 14 || cells[7] != "optimizer") continue;
+      const int r = std::stoi(cells[5]);
+      const double shard = dense[r] / 4 + routed / 2;
+      EXPECT_NEAR(std::stod(cells[13]) - std::stod(cells[12]), shard * 42 / 1e9, 1e-15) << line;
+      ++steps;
+    }
+    EXPECT_EQ(steps, 8) << zero;
+  }
 }
 
 TEST(ZeroCli, DisagreeingNamesAndWhatFsdpDoesNotModelAreRefused) {

@@ -189,6 +189,26 @@ TEST(KernelInventory, RoutedExpertsAreAGroupedGemmOfTheirMeanTokens) {
   EXPECT_NEAR(routed_gemm_seconds, 4 * (2 * wave + wave), 1e-12);
 }
 
+TEST(KernelInventory, TheDistributedOptimizerUpdatesEachShardOverItsOwnGroup) {
+  // 8 experts over ep = 2, d = 4: a GPU's 4 routed experts (3·h·H_e = 3·1024·512 each) are held by
+  // edp = 4/2 = 2 GPUs, the rest of the stage by the d = 4 of the data-parallel group. Adam streams
+  // 42 bytes per parameter of the GPU's shard.
+  Transformer m = gpt(1024, 16, 1024, 1);
+  m.moe.experts = 8;
+  m.moe.top_k = 2;
+  m.moe.expert_hidden = 512;
+  m.moe.ep = 2;
+  Parallelism par;
+  par.dp = 4;
+  const StageCost stage = stage_costs(m, par)[0];
+  const double routed = 4.0 * 4 * 3 * 1024 * 512, dense = static_cast<double>(stage.parameters) - routed;
+  ASSERT_EQ(static_cast<double>(stage.routed_parameters), routed);  // 4 layers × 4 experts
+  const KernelOptions distributed{.optimizer_bytes_per_parameter = 42, .distributed_optimizer = true, .dp = 4};
+  EXPECT_EQ(named(stage_kernels(m, par, stage, distributed), "adam", Pass::Step).bytes, (dense / 4 + routed / 2) * 42);
+  const KernelOptions replicated{.optimizer_bytes_per_parameter = 42, .dp = 4};
+  EXPECT_EQ(named(stage_kernels(m, par, stage, replicated), "adam", Pass::Step).bytes, (dense + routed) * 42);
+}
+
 TEST(KernelWork, SecondsBecomeWorkAtTheReferenceSpeed) {
   const Transformer m = gpt(1024, 16, 1024, 1);
   Parallelism par;

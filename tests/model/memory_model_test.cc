@@ -50,6 +50,54 @@ TEST(MemoryModel, EighteenBytesPerParameterOrLessWithZero) {
   EXPECT_EQ(static_memory(1000, Precision{}, 8, 3).total(), 18000 / 8);
 }
 
+// GPT with h = 64, a = 4, s = 64, V = 256 and 2 layers, both MoE: 4 routed experts of H_e = 32 (top
+// 2) and one shared expert; t = 1, p = 2, d = 4, ep 2. A stage holds one layer.
+Transformer small_moe() {
+  Transformer m = tiny();
+  m.layers = 2;
+  m.hidden = 64;
+  m.heads = 4;
+  m.seq = 64;
+  m.vocab = 256;
+  m.micro_batch = 1;
+  m.moe.experts = 4;
+  m.moe.top_k = 2;
+  m.moe.shared_experts = 1;
+  m.moe.expert_hidden = 32;
+  m.moe.ep = 2;
+  return m;
+}
+
+TEST(MemoryModel, RoutedExpertsAreShardedOverTheirExpertDataParallelGroup) {
+  // Megatron-Core's distributed optimizer shards the dense buffer (the shared expert's too) over the
+  // d·cp = 4 GPUs of the data-parallel group, the routed experts' buffer over the edp = t·cp·d/(ep·etp)
+  // = 4/2 = 2 GPUs that hold the same experts. A GPU's routed experts: E/ep = 2 of 3·h·H_e = 6144
+  // parameters, 12 288; the dense rest N − 12 288.
+  const Transformer m = small_moe();
+  const Parallelism par{1, 2, 4, 1, false, Recompute::None};
+  const StageCost stage = stage_costs(m, par)[1];
+  ASSERT_EQ(stage.routed_parameters, 12288);
+  ASSERT_EQ(stage.expert_data_parallel, 2);
+  const double dense = static_cast<double>(stage.parameters - 12288), routed = 12288;
+  // The shared expert is dense: one of 6144 on every GPU, beside the attention, router and norms.
+  EXPECT_GE(dense, 6144 + 4 * 64 * 64);
+  const ParameterShards shards = parameter_shards(stage, par.gradient_group_size());
+  EXPECT_EQ(static_memory(shards, Precision{}, 0).total(), 18 * (dense + routed));
+  const StaticMemory zero1 = static_memory(shards, Precision{}, 1), zero2 = static_memory(shards, Precision{}, 2);
+  EXPECT_EQ(zero1.weights, 2 * (dense + routed));
+  EXPECT_EQ(zero1.gradients, 4 * (dense + routed));
+  EXPECT_EQ(zero1.optimizer, 12 * (dense / 4 + routed / 2));
+  EXPECT_EQ(zero2.gradients, 4 * (dense / 4 + routed / 2));
+  EXPECT_EQ(zero2.optimizer, 12 * (dense / 4 + routed / 2));
+  // One expert-parallel group holding every expert (ep 4, edp 1): the routed experts are not sharded.
+  Transformer wide = m;
+  wide.moe.ep = 4;
+  const StageCost alone = stage_costs(wide, par)[1];
+  ASSERT_EQ(alone.expert_data_parallel, 1);
+  EXPECT_EQ(static_memory(parameter_shards(alone, 4), Precision{}, 1).optimizer,
+            12 * (static_cast<double>(alone.parameters - 6144) / 4 + 6144));
+}
+
 TEST(MemoryModel, WeightedPeakWalksTheProgram) {
   // 1F1B, p = 2, m = 3, rank 0: F0 F1 B0 F2 B1 B2 — two live after F1, two after F2: peak 2 units.
   // Split backward weights: ZB-H1 on the same shape keeps 0.25 of a unit from each I to its W.
