@@ -7,7 +7,8 @@ pipegrid command on a generated DGX H100 platform of the row's size. From the re
   recipes.py commands                      print each layout's command line
   recipes.py run OUT [--engine E] [--jobs J]
       run every layout; E = simgrid (pipegrid simulate, the default) or contention-free
-      (pipegrid schedule's priced estimate); writes OUT/results.csv and prints it
+      (pipegrid schedule's priced estimate); writes OUT/results.csv and prints it. A simgrid
+      run whose OUT/NAME/summary.json exists is not run again, so an interrupted table resumes.
 
 Timing is not judged here: the H100's compute constants are the A100's until it is calibrated.
 """
@@ -91,6 +92,10 @@ def run_one(pipegrid, row, engine, out):
     name = f"{row['params_b']}b-{row['gpus']}gpu-tp{row['tp']}pp{row['pp']}cp{row['cp'] or 1}-v{interleave_chunks(row)}"
     if engine == "simgrid":
         folder = os.path.join(out, name)
+        summary = os.path.join(folder, "summary.json")
+        if os.path.exists(summary):  # a run an earlier call finished: a long table resumes
+            with open(summary) as f:
+                return name, 0, json.load(f)["makespan"], ""
         cmd = [pipegrid, "simulate", *arguments(row), "--trace", "off", "--out", folder]
     else:
         cmd = [pipegrid, "schedule", *arguments(row), "--format", "json"]
