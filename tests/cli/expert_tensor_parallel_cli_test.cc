@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "command_runner.h"
+#include "trace_counts.h"
 #include "temp_files.h"
 
 namespace pipegrid {
@@ -27,21 +28,10 @@ const std::string kRun = " simulate --platform " PIPEGRID_TEST_DATA
                          " --dp-comm off --experts 4 --top-k 2 --expert-hidden 32 --ep 2 --sequence-parallel";
 
 // (gpu, trace kind, bytes) → rows of trace.csv's comm track.
-using Counts = std::map<std::tuple<int, std::string, double>, int>;
+using Counts = test_support::CommCounts;
 
 Counts comm_rows(const std::string& dir) {
-  std::istringstream csv(read_file(dir + "/trace.csv"));
-  std::string line;
-  std::getline(csv, line);  // gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,…
-  Counts counts;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> cells;
-    std::istringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    if (cells.size() > 11 && cells[6] == "comm" && cells[7] != "p2p")
-      ++counts[{std::stoi(cells[0]), cells[7], std::stod(cells[11])}];
-  }
-  return counts;
+  return test_support::comm_counts(dir, [](const std::string& kind) { return kind != "p2p"; });
 }
 
 // What every GPU runs per micro-batch, by hand. Each GPU routes its s/t = 32 tokens: 64 assignments,

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "command_runner.h"
+#include "trace_counts.h"
 #include "temp_files.h"
 
 namespace pipegrid {
@@ -23,21 +24,10 @@ const std::string kRun = " simulate --platform " PIPEGRID_TEST_DATA
                          " --heads 4 --seq 64 --vocab 256 --schedule 1f1b --compute-efficiency 0.5 --dp-comm off";
 
 // (gpu, trace kind, bytes) → rows of trace.csv's comm track.
-using Counts = std::map<std::tuple<int, std::string, double>, int>;
+using Counts = test_support::CommCounts;
 
 Counts comm_rows(const std::string& dir) {
-  std::istringstream csv(read_file(dir + "/trace.csv"));
-  std::string line;
-  std::getline(csv, line);  // gpu,host,node,tp,dp,pp,track,kind,stage,microbatch,peer,bytes,…
-  Counts counts;
-  while (std::getline(csv, line)) {
-    std::vector<std::string> cells;
-    std::istringstream row(line);
-    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
-    if (cells.size() > 11 && cells[6] == "comm" && cells[7].starts_with("tp-"))
-      ++counts[{std::stoi(cells[0]), cells[7], std::stod(cells[11])}];
-  }
-  return counts;
+  return test_support::comm_counts(dir, [](const std::string& kind) { return kind.starts_with("tp-"); });
 }
 
 nlohmann::json simulated(const std::string& name, const std::string& flags) {
