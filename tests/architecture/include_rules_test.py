@@ -69,6 +69,16 @@ class IncludeRules(unittest.TestCase):
                                                  "pipegrid_sweep", "pipegrid_cli", "pipegrid_report")]
         self.assertEqual(above, [])
 
+    def test_no_two_test_files_share_a_name(self):
+        # tests/ mirrors the libraries, one folder each; a name used twice hides which one failed.
+        seen = {}
+        for path in sorted((ROOT / "tests").rglob("*_test.*")):
+            if path.suffix in (".cc", ".py"):
+                seen.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+        twice = {name: paths for name, paths in seen.items() if len(paths) > 1}
+        self.assertGreater(len(seen), 50)  # the walk found the suite
+        self.assertEqual(twice, {})
+
 
 if __name__ == "__main__":
     unittest.main()
