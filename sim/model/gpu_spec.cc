@@ -46,7 +46,8 @@ ComputeConstants parse_constants(const toml::table& c, std::string_view where) {
   k.wave_seconds = positive(c, "wave_seconds", where, true);
   k.memory_efficiency = positive(c, "memory_efficiency", where);
   k.kernel_floor_seconds = positive(c, "kernel_floor_seconds", where, true);
-  if (k.gemm_efficiency > 1 || k.memory_efficiency > 1)
+  if (c.contains("fp8_gemm_efficiency")) k.fp8_gemm_efficiency = positive(c, "fp8_gemm_efficiency", where);
+  if (k.gemm_efficiency > 1 || k.memory_efficiency > 1 || k.fp8_gemm_efficiency > 1)
     throw InputError(fmt::format("{}: an efficiency above 1", where));
   return k;
 }
@@ -66,7 +67,19 @@ GpuSpec parse_gpu_spec(std::string_view key, std::string_view gpu_toml, std::str
   if (sms != std::floor(sms) || sms > 1e6) throw InputError(fmt::format("{}: sms = {}: must be a whole number", where, sms));
   g.sms = static_cast<int>(sms);
   g.tensor_flops = positive(t, "tensor_flops", where);
+  // The FP8 peak, the HBM's capacity and the NVLink are optional in a file of one's own (0: not
+  // given); every shipped file gives them (tests/model/gpu_files_test.cc).
+  const auto optional = [&](std::string_view field) { return t.contains(field) ? positive(t, field, where, true) : 0.0; };
+  g.fp8_tensor_flops = optional("fp8_tensor_flops");
+  const std::string recipe = t["fp8_recipe"].value_or(std::string("none"));
+  if (recipe == "delayed") g.fp8_recipe = Fp8Recipe::Delayed;
+  else if (recipe == "mxfp8") g.fp8_recipe = Fp8Recipe::Mxfp8;
+  else if (recipe != "none") throw InputError(fmt::format("{}: fp8_recipe = \"{}\": must be delayed, mxfp8 or none", where, recipe));
+  if ((g.fp8_recipe != Fp8Recipe::None) != (g.fp8_tensor_flops > 0))
+    throw InputError(fmt::format("{}: fp8_recipe and fp8_tensor_flops: give both (an FP8 GPU) or neither", where));
   g.hbm_bandwidth = positive(t, "hbm_bandwidth", where);
+  g.hbm_capacity = optional("hbm_capacity");
+  g.nvlink_bandwidth = optional("nvlink_bandwidth");
   if (const toml::array* tiles = t["gemm_tiles"].as_array())
     for (const toml::node& tile : *tiles) {
       const toml::array* mn = tile.as_array();
@@ -99,6 +112,15 @@ const std::vector<GpuSpec>& gpu_specs() {
     return out;
   }();
   return specs;
+}
+
+const GpuSpec& shipped_gpu(std::string_view key) {
+  std::vector<std::string> keys;
+  for (const GpuSpec& g : gpu_specs()) {
+    if (g.key == key) return g;
+    keys.push_back(g.key);
+  }
+  throw InputError(fmt::format("platforms/gpus/{}.toml: no such shipped GPU (known: {})", key, fmt::join(keys, ", ")));
 }
 
 const GpuSpec& gpu_spec_for_model(std::string_view gpu_model) {

@@ -14,7 +14,13 @@ struct ComputeConstants {
   double wave_seconds = 0;          // τ: fixed cost of each wave of tiles (prologue, epilogue)
   double memory_efficiency = 1;     // share of the HBM bandwidth memory-bound kernels reach
   double kernel_floor_seconds = 0;  // the host issues at most one kernel per this long
+  /// η of an FP8 GEMM's full tile, of the FP8 peak; 0: the file fits none, and gemm_efficiency holds.
+  double fp8_gemm_efficiency = 0;
 };
+
+/// How Transformer Engine scales FP8 on the GPU: per-tensor delayed scaling (Hopper), or MXFP8's
+/// per-32-element block scales in hardware (Blackwell).
+enum class Fp8Recipe { None, Delayed, Mxfp8 };
 
 struct GemmTile {
   int m = 0;
@@ -26,8 +32,12 @@ struct GpuSpec {
   std::string name;                     // "A100 80GB SXM4"
   std::vector<std::string> gpu_models;  // platform gpu_model values that mean this GPU
   int sms = 0;
-  double tensor_flops = 0;   // dense 16-bit tensor-core peak, FLOP/s
-  double hbm_bandwidth = 0;  // bytes/s
+  double tensor_flops = 0;      // dense 16-bit tensor-core peak, FLOP/s
+  double fp8_tensor_flops = 0;  // dense FP8 peak, FLOP/s; 0: no FP8 tensor cores
+  Fp8Recipe fp8_recipe = Fp8Recipe::None;
+  double hbm_bandwidth = 0;     // bytes/s
+  double hbm_capacity = 0;      // bytes
+  double nvlink_bandwidth = 0;  // one GPU's NVLink, bytes/s each way
   std::vector<GemmTile> gemm_tiles;
   ComputeConstants constants;
   std::string calibration;  // the key whose .calibrated.toml gave the constants
@@ -41,6 +51,9 @@ GpuSpec parse_gpu_spec(std::string_view key, std::string_view gpu_toml, std::str
 
 /// Every shipped GPU, in file-name order.
 const std::vector<GpuSpec>& gpu_specs();
+
+/// The shipped GPU whose file is `key` ("h100-sxm"); throws InputError naming the known keys.
+const GpuSpec& shipped_gpu(std::string_view key);
 
 /// The GPU a platform's gpu_model names (case-insensitive). Throws InputError
 /// `gpu_model "X": no GPU file describes it; known: A100, …` otherwise.

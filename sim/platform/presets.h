@@ -1,6 +1,6 @@
-// The GPU nodes pipegrid can generate a platform for, with every number's source
-// (docs/reference.md: Megatron-LM SC21, the DeepSeek-V3 report, NVIDIA's datasheets), and the
-// latencies, which are pipegrid's assumptions (platforms/README.md says why each).
+// The GPU nodes pipegrid can generate a platform for, with every number's source — the GPU's in its
+// file in platforms/gpus/, the node's in docs/reference.md (Megatron-LM SC21, the DeepSeek-V3 report,
+// NVIDIA's datasheets) — and the latencies, pipegrid's assumptions (platforms/README.md says why).
 #pragma once
 
 #include <cstdint>
@@ -24,13 +24,13 @@ struct Preset {
   int nodes_per_leaf = 0;           // nodes under one leaf switch per rail
 };
 
-/// dgx-a100, dgx-h100, h800: in the order the command lists them.
+/// dgx-a100, dgx-h100, dgx-h200, dgx-b200, h800: in the order the command lists them.
 const std::vector<Preset>& presets();
 
-/// The preset called `name`; InputError "--preset NAME: must be one of dgx-a100, dgx-h100, h800".
+/// The preset called `name`; InputError "--preset NAME: must be one of dgx-a100, dgx-h100, …".
 const Preset& find_preset(const std::string& name);
 
-/// Every node has eight GPUs (DGX A100, DGX H100, HGX H800).
+/// Every node has eight GPUs (DGX A100, H100, H200, B200, HGX H800).
 inline constexpr int kGpusPerNode = 8;
 
 // Latencies (seconds), assumptions: small fixed costs of the hardware, not of NCCL's software.

@@ -1,11 +1,10 @@
 // The kernel model against hand computations: one GEMM's tiles and waves, one LayerNorm's bytes, the
 // host floor, FlashAttention's FLOPs, a grouped expert GEMM; the kernel inventory against the paper's
-// FLOP count; the shipped GPU files against their datasheets.
+// FLOP count (the GPU files: gpu_files_test.cc).
 #include <gtest/gtest.h>
 
 #include <numeric>
 
-#include "common/input_error.h"
 #include "sim/model/compute_model.h"
 #include "sim/model/gpu_spec.h"
 #include "sim/model/kernel_time.h"
@@ -222,52 +221,6 @@ TEST(KernelWork, SecondsBecomeWorkAtTheReferenceSpeed) {
   EXPECT_DOUBLE_EQ(c.dense.forward, forward);
   // The step's update: 42 bytes per parameter at 2.039 TB/s.
   EXPECT_NEAR(c.optimizer_seconds, static_cast<double>(stages[0].parameters) * 42 / 2.039e12, 1e-12);
-}
-
-TEST(GpuFiles, TheShippedGpusAreTheirDatasheets) {
-  const GpuSpec& a = gpu_spec_for_model("A100");
-  EXPECT_EQ(a.sms, 108);
-  EXPECT_EQ(a.tensor_flops, 312e12);
-  EXPECT_EQ(a.hbm_bandwidth, 2.039e12);
-  const GpuSpec& h800 = gpu_spec_for_model("h800");  // case-insensitive
-  EXPECT_EQ(h800.sms, 132);
-  EXPECT_EQ(h800.hbm_bandwidth, 3.35e12);
-  EXPECT_EQ(gpu_spec_for_model("H100").sms, 132);
-  // No measured H100 or H800 runs are shipped: both take the A100 fit's constants.
-  EXPECT_EQ(h800.calibration, "a100-80gb");
-  EXPECT_EQ(h800.constants.gemm_efficiency, a.constants.gemm_efficiency);
-  EXPECT_GT(a.constants.gemm_efficiency, 0);
-  EXPECT_LE(a.constants.gemm_efficiency, 1);
-  try {
-    gpu_spec_for_model("V100");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "gpu_model \"V100\": no GPU file describes it (known: A100, H100, H800); name one of those in the "
-              "platform or run with --compute-efficiency");
-  }
-}
-
-TEST(GpuFiles, AFileWithItsOwnConstantsAndBadFiles) {
-  const std::string base = "name = \"X\"\ngpu_models = [\"X\"]\nsms = 10\ntensor_flops = 1e12\nhbm_bandwidth = 1e11\n"
-                           "gemm_tiles = [[64, 64]]\n";
-  const GpuSpec g = parse_gpu_spec("x", base + "[constants]\ngemm_efficiency = 0.5\nwave_seconds = 0\n"
-                                    "memory_efficiency = 0.25\nkernel_floor_seconds = 1e-6\n", "x.toml");
-  EXPECT_EQ(g.constants.gemm_efficiency, 0.5);
-  EXPECT_EQ(g.constants.memory_efficiency, 0.25);
-  const auto error_of = [](const std::string& text) {
-    try {
-      parse_gpu_spec("x", text, "x.toml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(error_of("gpu_models = [\"X\"]\nsms = 0\n"), "x.toml: sms = 0: must be positive");
-  EXPECT_EQ(error_of(base + "[constants]\ngemm_efficiency = 1.5\nwave_seconds = 0\nmemory_efficiency = 1\n"
-                            "kernel_floor_seconds = 0\n"),
-            "x.toml: [constants]: an efficiency above 1");
-  EXPECT_EQ(error_of(base + "calibration = \"nope\"\n"), "platforms/gpus/nope.calibrated.toml: no such shipped file");
 }
 
 }  // namespace
