@@ -83,6 +83,12 @@ std::vector<OptionSpec> model_options() {
        .bounds = interval(0, true, 1, false),
        .help = "override: every FLOP of the model at this fraction of the GPU's peak (default: the calibrated "
                "kernel model of the platform's gpu_model)"},
+      {.flag = "precision", .section = "model", .commands = kSim, .type = Choice,
+       .choices = names_of<model::ComputePrecision>(model::kComputePrecisions), .default_text = "bf16",
+       .help = "what the linear layers' GEMMs run in: bf16, or fp8 as Transformer Engine runs it (delayed scaling "
+               "on Hopper, MXFP8 on Blackwell; attention, LM head and gradients stay bf16); MFU is then against the "
+               "FP8 peak",
+       .identity_when_given = kSim},
       {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Recompute>(model::kRecomputes),
        .default_text = "none", .help = "activation recomputation"},
       {.flag = "scatter-gather", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",

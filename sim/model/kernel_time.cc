@@ -6,9 +6,10 @@
 
 namespace pipegrid::model {
 
-double gemm_compute_seconds(const GemmShape& g, const GpuSpec& gpu) {
+double gemm_compute_seconds(const GemmShape& g, const GpuSpec& gpu, bool fp8) {
   const ComputeConstants& c = gpu.constants;
-  const double per_sm = gpu.tensor_flops * c.gemm_efficiency / gpu.sms;
+  const double efficiency = fp8 && c.fp8_gemm_efficiency > 0 ? c.fp8_gemm_efficiency : c.gemm_efficiency;
+  const double per_sm = (fp8 ? gpu.fp8_tensor_flops : gpu.tensor_flops) * efficiency / gpu.sms;
   double best = std::numeric_limits<double>::infinity();
   for (const GemmTile& tile : gpu.gemm_tiles) {
     const double tiles = g.batch * std::ceil(g.m / tile.m) * std::ceil(g.n / tile.n);
@@ -21,7 +22,7 @@ double gemm_compute_seconds(const GemmShape& g, const GpuSpec& gpu) {
 double kernel_seconds(const Kernel& k, const GpuSpec& gpu) {
   const ComputeConstants& c = gpu.constants;
   double compute = 0;
-  if (k.gemm.batch > 0) compute = gemm_compute_seconds(k.gemm, gpu);
+  if (k.gemm.batch > 0) compute = gemm_compute_seconds(k.gemm, gpu, k.fp8);
   else if (k.flops > 0) compute = k.flops / (gpu.tensor_flops * c.gemm_efficiency);
   const double memory = k.bytes / (gpu.hbm_bandwidth * c.memory_efficiency);
   return std::max({c.kernel_floor_seconds, compute, memory});

@@ -1,5 +1,6 @@
 #include "sim/model/kernels.h"
 
+#include "sim/model/fp8_kernels.h"
 #include "sim/model/kernel_emitter.h"
 
 namespace pipegrid::model {
@@ -147,6 +148,7 @@ std::string_view to_string(OpKind kind) {
     case OpKind::Embedding: return "embedding";
     case OpKind::CrossEntropy: return "cross_entropy";
     case OpKind::Collective: return "collective_launch";
+    case OpKind::Fp8Cast: return "fp8_cast";
     case OpKind::GradAccumulation: return "grad_accumulation";
     case OpKind::Optimizer: return "optimizer";
   }
@@ -235,6 +237,7 @@ std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& p
     out.push_back({.name = "grad_accumulate", .kind = OpKind::GradAccumulation, .pass = Pass::W, .count = tensors,
                    .gemm = {}, .bytes = static_cast<double>(stage.parameters) * (2.0 * options.gradient_bytes + 2) / tensors});
   }
+  if (options.precision == ComputePrecision::Fp8) detail::run_in_fp8(out, options.fp8_recipe);
   // The distributed optimizer updates each GPU's shard: the dense parameters' 1/d·cp, the routed
   // experts' 1/edp (memory_model.h, ParameterShards).
   const double dense = static_cast<double>(stage.parameters - stage.routed_parameters);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/named.h"
+#include "sim/model/gpu_spec.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/stage_cost.h"
 #include "sim/model/transformer.h"
@@ -33,6 +34,7 @@ enum class OpKind {
   Embedding,    // the word and position lookup and its gradient's scatter-add
   CrossEntropy, // vocabulary-parallel softmax cross-entropy
   Collective,   // the launch of a tensor-parallel all-reduce (its time on the network is the executor's)
+  Fp8Cast,      // FP8: casting a GEMM's bf16 operand (and its transpose), the scales' update
   GradAccumulation,  // adding a micro-batch's weight gradients into the main gradients
   Optimizer,    // Adam with fp32 master weights
 };
@@ -58,6 +60,7 @@ struct Kernel {
   double flops = 0;     // of one launch; GEMMs 2·m·n·k·batch
   double bytes = 0;     // HBM traffic of one launch, read + written
   bool recomputed = false;  // a forward kernel run again in I under full recomputation
+  bool fp8 = false;         // a GEMM on the FP8 tensor cores (--precision fp8)
 };
 
 /// --grad-accumulation: fused (the weight-gradient GEMM adds into the main gradient, Megatron's
@@ -77,6 +80,8 @@ struct KernelOptions {
   double optimizer_bytes_per_parameter = 42;
   bool distributed_optimizer = false;
   int dp = 1;  // the GPUs the dense parameters are sharded over, d·cp (the routed experts: StageCost)
+  ComputePrecision precision = ComputePrecision::Bf16;
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // the GPU's (gpu_spec.h), with precision Fp8
 };
 
 /// One dense transformer layer on one GPU of its tensor-parallel group of t (no sequence

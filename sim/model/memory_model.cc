@@ -1,5 +1,7 @@
 #include "sim/model/memory_model.h"
 
+#include <algorithm>
+
 namespace pipegrid::model {
 
 namespace {
@@ -45,7 +47,7 @@ LayerTerms layer_terms(const Transformer& m) {
 }  // namespace
 
 ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, const StageCost& stage,
-                                 bool flash_attention) {
+                                 bool flash_attention, ComputePrecision precision) {
   // Context parallelism: a GPU holds s/cp tokens of each sequence, so every per-token term is ÷ cp;
   // the scores term (a·s per token: its queries against every key) too — the ring's s/cp queries
   // against all s keys over its steps, or Ulysses' s queries on a/cp heads: 5·a·s²·b/(t·cp).
@@ -58,10 +60,14 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   // §4.2.2, Table 2: sbh·34/t + 5as²b/t), the weight GEMMs' gathered inputs kept sharded (Megatron
   // all-gathers them again for W), and a full recomputation's layer input too (Korthikanti §4.4).
   const double sp = par.sequence_parallel ? t : 1;
-  const double per_layer_kept =
-      T * (terms.replicated / sp + terms.sharded / t + (keep_scores ? terms.scores / t : 0));
+  // Under FP8, TE's linear layers keep their inputs for the weight gradient as the FP8 copies they
+  // cast (1 byte an element, not 2): half the weight GEMMs' inputs.
+  const double fp8_saved = precision == ComputePrecision::Fp8 ? 0.5 : 0;
+  const double weight_inputs = T * (terms.weight_inputs_replicated / sp + terms.weight_inputs_sharded / t);
+  const double per_layer_kept = T * (terms.replicated / sp + terms.sharded / t + (keep_scores ? terms.scores / t : 0)) -
+                                fp8_saved * weight_inputs;
   const double per_layer = par.recompute == Recompute::Full ? 2 * T * h / sp : per_layer_kept;
-  const double kept_per_layer = T * (terms.weight_inputs_replicated / sp + terms.weight_inputs_sharded / t);
+  const double kept_per_layer = (1 - fp8_saved) * weight_inputs;
   ActivationBytes bytes;
   bytes.per_microbatch = stage.layers * per_layer;
   bytes.kept_for_weight_gradient = stage.layers * kept_per_layer;
@@ -69,6 +75,14 @@ ActivationBytes activation_bytes(const Transformer& m, const Parallelism& par, c
   if (stage.has_embedding && m.dropout) bytes.per_microbatch += T * h / sp;
   if (bytes.kept_for_weight_gradient > bytes.per_microbatch) bytes.kept_for_weight_gradient = bytes.per_microbatch;
   return bytes;
+}
+
+double fp8_weight_copy_bytes(const Transformer& m, int tp, const StageCost& stage) {
+  const double table = static_cast<double>(m.vocab) * m.hidden / tp;
+  double tables = 0;
+  if (stage.has_embedding) tables += table + (m.positions == Positions::Learned ? double(m.seq) * m.hidden : 0);
+  if (stage.has_lm_head && !(m.tied_embeddings && stage.has_embedding)) tables += table;
+  return 2 * std::max(0.0, static_cast<double>(stage.parameters) - tables);
 }
 
 ParameterShards parameter_shards(const StageCost& stage, int gradient_group) {

@@ -30,7 +30,8 @@ struct ActivationBytes {
 /// With `flash_attention` the attention scores and their dropout mask are not stored (they are
 /// recomputed in the backward; Dao et al. 2022): the 5·a·s²·b/t term goes, as with selective.
 ActivationBytes activation_bytes(const Transformer& model, const Parallelism& parallelism, const StageCost& stage,
-                                 bool flash_attention = false);
+                                 bool flash_attention = false,
+                                 ComputePrecision precision = ComputePrecision::Bf16);
 
 /// A GPU's parameters of a stage by the group ZeRO shards them over. Megatron-Core keeps two sets of
 /// buffers (megatron/core/distributed/distributed_data_parallel.py): the dense parameters' — shared
@@ -62,10 +63,15 @@ struct StaticMemory {
   double optimizer = 0;
   double unsharded_weights = 0;    // ZeRO-3: bf16 parameters all-gathered
   double unreduced_gradients = 0;  // ZeRO-2/3: gradients whole until reduce-scattered
-  double total() const { return weights + gradients + optimizer + unsharded_weights + unreduced_gradients; }
+  double fp8_weights = 0;          // --precision fp8: TE's cached FP8 copy of each weight and its transpose
+  double total() const { return weights + gradients + optimizer + unsharded_weights + unreduced_gradients + fp8_weights; }
 };
 /// `zero_stage` 0-3 shards the optimizer state, then the gradients, then the parameters.
 StaticMemory static_memory(const ParameterShards& parameters, const Precision& precision, int zero_stage);
+/// --precision fp8: the FP8 copy and transpose of each weight of the stage's FP8 GEMMs that Transformer
+/// Engine keeps across the step's micro-batches (2 bytes a parameter): all but the embedding tables
+/// and the LM head's (bf16), whole on every GPU of the stage whatever the ZeRO stage.
+double fp8_weight_copy_bytes(const Transformer& model, int tp, const StageCost& stage);
 /// A stage without routed experts: all `parameters` sharded over `gradient_group`.
 StaticMemory static_memory(std::int64_t parameters, const Precision& precision, int gradient_group, int zero_stage);
 

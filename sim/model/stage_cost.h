@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/named.h"
 #include "sim/model/layer_costs.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/transformer.h"
@@ -14,9 +15,18 @@ namespace pipegrid::model {
 /// Bytes per element on the wire. Activations and their gradients travel in bf16 (2 bytes); weight
 /// gradients are reduced in fp32 (4 bytes) because Megatron accumulates a bf16 model's gradients in
 /// fp32 main-gradient buffers and all-reduces those.
+/// What the linear layers' GEMMs compute in (--precision). `Fp8` is Transformer Engine's
+/// fp8_autocast as Megatron-Core runs it: the weight GEMMs (F, dgrad, wgrad; dense, experts) on FP8
+/// tensor cores, the attention core, LM head, router and everything else in bf16. Gradients and
+/// activations on the wire stay bf16 (TE's FP8 tensors never leave the GEMMs' own modules).
+enum class ComputePrecision { Bf16, Fp8 };
+inline constexpr Named<ComputePrecision> kComputePrecisions[] = {{"bf16", ComputePrecision::Bf16},
+                                                                 {"fp8", ComputePrecision::Fp8}};
+
 struct Precision {
   int activation_bytes = 2;
   int gradient_bytes = 4;
+  ComputePrecision compute = ComputePrecision::Bf16;
 
   /// Throws InputError `--activation-bytes N: must be positive` (or `--gradient-bytes`).
   void validate() const;

@@ -55,7 +55,8 @@ nlohmann::json passes(const model::Flops& f) {
   return {{"F", f.forward}, {"I", f.backward_input}, {"W", f.backward_weight}};
 }
 
-nlohmann::json stage_json(int stage, const model::StageCompute& c) {
+// `fp8`: each kernel row ends with whether it ran on the FP8 tensor cores (a bf16 run's rows as before).
+nlohmann::json stage_json(int stage, const model::StageCompute& c, bool fp8) {
   std::map<std::string, model::Flops> by_kind;
   nlohmann::json kernels = nlohmann::json::array();
   for (std::size_t k = 0; k < c.kernels.size(); ++k) {
@@ -65,6 +66,7 @@ nlohmann::json stage_json(int stage, const model::StageCompute& c) {
                        kernel.part == model::Part::Dense ? "dense" : kernel.part == model::Part::Shared ? "shared" : "routed",
                        model::to_string(kernel.kind), kernel.count, kernel.gemm.m, kernel.gemm.n, kernel.gemm.k,
                        kernel.gemm.batch, kernel.flops, kernel.bytes, kernel.recomputed, seconds});
+    if (fp8) kernels.back().push_back(kernel.fp8);
     if (kernel.pass == model::Pass::Step) continue;
     model::Flops& f = by_kind[std::string(model::to_string(kernel.kind))];
     (kernel.pass == model::Pass::F ? f.forward : kernel.pass == model::Pass::I ? f.backward_input : f.backward_weight) +=
@@ -119,18 +121,28 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
 
   model::GpuSpec gpu = !compute.gpu_file.empty() ? gpu_file(compute.gpu_file) : job_gpu(job_gpus, platform);
   if (compute.hbm_bandwidth) gpu.hbm_bandwidth = *compute.hbm_bandwidth;
+  const bool fp8 = spec.precision == model::ComputePrecision::Fp8;
+  if (fp8 && !(gpu.fp8_tensor_flops > 0))
+    throw InputError(fmt::format("--precision fp8: the {} ({}) has no FP8 tensor cores (its GPU file gives no "
+                                 "fp8_tensor_flops); run it in bf16",
+                                 gpu.name, gpu.key));
+  // NVIDIA's tables give an FP8 run's MFU against the FP8 dense peak: the job's speed scaled by the
+  // GPU file's FP8/BF16 ratio.
+  if (fp8) out.mfu_peak_scale = gpu.fp8_tensor_flops / gpu.tensor_flops;
   const model::KernelOptions options{.flash_attention = spec.flash_attention,
                                      .fused_grad_accumulation = compute.fused_grad_accumulation,
                                      .gradient_bytes = gradient_bytes,
                                      .optimizer_bytes_per_parameter = optimizer_bytes,
                                      .distributed_optimizer = distributed,
-                                     .dp = par.gradient_group_size()};
+                                     .dp = par.gradient_group_size(),
+                                     .precision = spec.precision,
+                                     .fp8_recipe = gpu.fp8_recipe};
   std::vector<model::StageCompute> computes;
   for (const model::StageCost& c : model_stages) {
     computes.push_back(model::stage_compute(model::stage_kernels(model, par, c, options), gpu, c.moe.assignments));
   }
   nlohmann::json stages = nlohmann::json::array();
-  for (std::size_t s = 0; s < computes.size(); ++s) stages.push_back(stage_json(static_cast<int>(s), computes[s]));
+  for (std::size_t s = 0; s < computes.size(); ++s) stages.push_back(stage_json(static_cast<int>(s), computes[s], fp8));
 
   // A step of one GPU of each rank by op kind: m micro-batches of each of its stages, and the update.
   std::vector<std::map<std::string, double>> rank_kinds(layout.ranks);
@@ -148,10 +160,11 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
   nlohmann::json tiles = nlohmann::json::array();
   for (const model::GemmTile& tile : gpu.gemm_tiles) tiles.push_back({tile.m, tile.n});
   const model::ComputeConstants& k = gpu.constants;
-  const nlohmann::json constants = {{"gemm_efficiency", k.gemm_efficiency},
-                                    {"wave_seconds", k.wave_seconds},
-                                    {"memory_efficiency", k.memory_efficiency},
-                                    {"kernel_floor_seconds", k.kernel_floor_seconds}};
+  nlohmann::json constants = {{"gemm_efficiency", k.gemm_efficiency},
+                              {"wave_seconds", k.wave_seconds},
+                              {"memory_efficiency", k.memory_efficiency},
+                              {"kernel_floor_seconds", k.kernel_floor_seconds}};
+  if (k.fp8_gemm_efficiency > 0) constants["fp8_gemm_efficiency"] = k.fp8_gemm_efficiency;
   out.sms = gpu.sms;
   out.echo = {{"model", "kernels"}, {"gpu", gpu.key}, {"grad_accumulation", name_of<bool>(model::kGradAccumulations, compute.fused_grad_accumulation)}, {"hbm_bandwidth", gpu.hbm_bandwidth},
               {"optimizer_bytes", optimizer_bytes}};
@@ -168,6 +181,16 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                        "recomputed", "seconds"}},
                    {"stages", stages},
                    {"ranks", ranks}};
+  if (fp8) {
+    out.breakdown["kernel_columns"].push_back("fp8");
+    out.breakdown["precision"] = {{"compute", "fp8"},
+                                  {"recipe", gpu.fp8_recipe == model::Fp8Recipe::Mxfp8 ? "mxfp8" : "delayed"},
+                                  {"fp8_tensor_flops", gpu.fp8_tensor_flops},
+                                  {"gradients_on_wire", "bf16"},
+                                  {"source", "Transformer Engine fp8_autocast as Megatron-Core runs it: the linear "
+                                             "layers' GEMMs in FP8, the attention core, LM head and router in bf16; "
+                                             "the main gradients reduced in their own dtype (docs/compute-model.md)"}};
+  }
   return out;
 }
 

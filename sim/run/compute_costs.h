@@ -20,6 +20,7 @@ struct ComputeCosts {
   nlohmann::json breakdown;               // summary.json's compute_breakdown
   nlohmann::json echo;                    // summary.json's options.model.compute
   int sms = 0;                            // the kernel model's GPU's SMs; 0 with --compute-efficiency
+  double mfu_peak_scale = 1;              // MFU's peak over the job's speed: FP8 over BF16 under --precision fp8
 };
 
 struct StageLayoutView {

@@ -34,6 +34,7 @@ nlohmann::json memory_json(const ResolvedRun& run) {
         held.optimizer += stage.optimizer;
         add(held.unsharded_weights, stage.unsharded_weights, plan.sum_unsharded);
         add(held.unreduced_gradients, stage.unreduced_gradients, plan.sum_unreduced);
+        held.fp8_weights += stage.fp8_weights;
       }
       const double total = activation_peaks[r] + held.total();
       rank.update({{"activations", activation_peaks[r]}, {"weights", held.weights}, {"gradients", held.gradients},
@@ -41,6 +42,7 @@ nlohmann::json memory_json(const ResolvedRun& run) {
                    {"over", total > run.rank_capacity[r]}});
       // From ZeRO-2 on, what the rank holds whole besides its shards (zero_stage.h); absent below, so a
       // run without ZeRO keeps its summary byte for byte.
+      if (held.fp8_weights > 0) rank["fp8_weights"] = held.fp8_weights;
       if (plan.zero >= 2) rank.update({{"unsharded_weights", held.unsharded_weights}, {"unreduced_gradients", held.unreduced_gradients}});
       if (total > run.rank_capacity[r]) over.push_back(r);
     }

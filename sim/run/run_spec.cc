@@ -185,6 +185,10 @@ ModelSpec model_spec_of(const OptionValues& v) {
   spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
   spec.uneven_layers = v.flag("uneven-layers");
   spec.flash_attention = v.flag("flash-attention");
+  spec.precision = named<model::ComputePrecision>(v, "precision", model::kComputePrecisions);
+  if (spec.precision == model::ComputePrecision::Fp8 && v.has("compute-efficiency"))
+    throw InputError("--precision fp8 with --compute-efficiency: one efficiency for every FLOP has no FP8 GEMMs to "
+                     "speed up; drop one (fp8 needs the kernel model of a GPU with FP8 tensor cores)");
   // --distributed-optimizer is ZeRO-1 (Megatron's name for it); given with --zero, the two must agree.
   spec.zero = static_cast<int>(v.integer("zero"));
   if (v.flag("distributed-optimizer")) {

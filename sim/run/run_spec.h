@@ -73,6 +73,7 @@ struct ModelSpec {
   model::Recompute recompute = model::Recompute::None;
   bool uneven_layers = false;
   bool flash_attention = false;
+  model::ComputePrecision precision = model::ComputePrecision::Bf16;  // --precision
   /// --zero (ZeRO stage; --distributed-optimizer is 1) and --fsdp-reshard-after-forward.
   int zero = 0;
   bool fsdp_reshard_after_forward = false;

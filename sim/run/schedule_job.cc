@@ -106,8 +106,12 @@ ScheduleOutcome time_model(Schedule schedule, const ScheduleCommandSpec& spec, c
   // Only with context parallelism, so that other runs keep their bytes.
   if (sizes.cp > 1) step.echo["cp"] = sizes.cp;
   run.model = std::move(step);
-  if (!spec.out.empty())
-    output::write_schedule_files(spec.out, to_json(run), run.schedule, run.timing, run.messages);
+  if (!spec.out.empty()) {
+    // summary.json carries what each stage's kernels cost, as simulate's does (make calibrate reads it).
+    nlohmann::json summary = to_json(run);
+    if (!resolved.compute_breakdown.is_null()) summary["compute_breakdown"] = resolved.compute_breakdown;
+    output::write_schedule_files(spec.out, summary, run.schedule, run.timing, run.messages);
+  }
   return outcome;
 }
 

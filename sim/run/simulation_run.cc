@@ -99,6 +99,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
                                        moe.etp, in.schedule.name));
   model::Precision precision;
   precision.gradient_bytes = spec.comm.gradient_bytes;
+  precision.compute = m.precision;
   precision.validate();
   const std::vector<model::StageCost> model_stages = model::stage_costs(*run.model, run.parallelism, precision);
   std::vector<model::StageCost> virtual_stages;
@@ -107,12 +108,14 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
     const model::StageCost& cost = model_stages[layout.model_stage[s]];
     virtual_stages.push_back(cost);
     const model::ActivationBytes activations =
-        model::activation_bytes(*run.model, run.parallelism, cost, m.flash_attention);
+        model::activation_bytes(*run.model, run.parallelism, cost, m.flash_attention, m.precision);
     memory.activation_bytes.push_back(activations.per_microbatch);
     memory.kept_for_weight_gradient.push_back(activations.kept_for_weight_gradient);
     model::StaticMemory held =
         model::static_memory(model::parameter_shards(cost, run.parallelism.gradient_group_size()), precision, m.zero);
     add_zero_working_set(m, sizes.pp, in.options.grad_bucket_bytes, cost, precision, held);
+    if (m.precision == model::ComputePrecision::Fp8)
+      held.fp8_weights = model::fp8_weight_copy_bytes(*run.model, run.parallelism.tp, cost);
     memory.static_bytes.push_back(held);
   }
   // A rank holds its stages' whole gradients and parameters at once, or one stage's at a time
@@ -133,6 +136,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   in.options.optimizer_seconds = std::move(compute.optimizer_seconds);
   if (in.options.tp_comm_overlap) in.options.tp_overlap_rs_slowdown = overlap_slowdown(spec.comm.tp_overlap_sms, compute.sms);
   apply_zero(m, in);
+  run.mfu_peak_scale = compute.mfu_peak_scale;
   run.compute_breakdown = std::move(compute.breakdown);
   run.compute_echo = std::move(compute.echo);
   run.memory = std::move(memory);

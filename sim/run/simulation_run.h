@@ -39,7 +39,8 @@ struct ResolvedRun {
   model::Parallelism parallelism;
   std::optional<MemoryPlan> memory;   // with a model
   std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
-  double peak_flops = 0;              // median speed of the job's GPUs: the MFU denominator
+  double peak_flops = 0;              // median speed of the job's GPUs (dense bf16)
+  double mfu_peak_scale = 1;          // MFU is against peak_flops × this: the FP8 peak under --precision fp8
   nlohmann::json echo;               // summary.json's inputs (simulation_echo.h)
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   nlohmann::json compute_echo;       // how they were priced, for the echo; null without a model

@@ -37,7 +37,17 @@ struct Case {
   int etp = 1;                     // expert tensor parallelism: the ETP group's all-gathers and reduce-scatters
   int zero = 0;                    // ZeRO-2 or 3 (distributed_optimizer is ZeRO-1)
   bool reshard = false;            // --fsdp-reshard-after-forward
+  bool fp8 = false;                // --precision fp8, priced on the H100's file
 };
+
+// FP8 cases: the H100's kernels (its GPU file) on the same platform.
+Case fp8_case(std::string schedule, int pp, int microbatches, int chunks, int tp, int dp, bool llama_layer) {
+  Case c{std::move(schedule), pp, microbatches, chunks, tp, dp};
+  c.llama_layer = llama_layer;
+  c.sequence_parallel = tp > 1;
+  c.fp8 = true;
+  return c;
+}
 
 // ZeRO-2 and ZeRO-3 (FSDP) cases.
 Case zero_case(std::string schedule, int pp, int microbatches, int chunks, int tp, int dp, P2pMode p2p, int zero,
@@ -56,7 +66,8 @@ void PrintTo(const Case& c, std::ostream* out) {
        << (c.llama_layer ? " llama layer" : "") << (c.sequence_parallel ? " sequence parallel" : "")
        << (c.tp_comm_overlap ? " tp comm overlap" : "") << " cp " << c.cp << (c.cp_all_to_all ? " all-to-all" : "")
        << (c.ep > 0 ? " ep " + std::to_string(c.ep) : "") << (c.etp > 1 ? " etp " + std::to_string(c.etp) : "")
-       << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "") << (c.reshard ? " reshard after forward" : "");
+       << (c.zero > 1 ? " zero " + std::to_string(c.zero) : "") << (c.reshard ? " reshard after forward" : "")
+       << (c.fp8 ? " fp8" : "");
 }
 
 RunSpec spec_of(const Case& c) {
@@ -103,6 +114,10 @@ RunSpec spec_of(const Case& c) {
   model.zero = c.distributed_optimizer ? 1 : c.zero;
   model.fsdp_reshard_after_forward = c.reshard;
   model.sequence_parallel = c.sequence_parallel;
+  if (c.fp8) {
+    model.precision = model::ComputePrecision::Fp8;
+    model.compute.gpu_file = PIPEGRID_SOURCE_DIR "/platforms/gpus/h100-sxm.toml";
+  }
   model.compute.optimizer_bytes = 12;  // an update to time: fp32 master weights and Adam's two moments
   spec.model = model;
   spec.comm.exec.p2p = c.p2p;
@@ -266,7 +281,9 @@ INSTANTIATE_TEST_SUITE_P(
                       zero_case("1f1b", 1, 4, 0, 1, 4, P2pMode::Async, 3, true, true),
                       // ZeRO-3 with context parallelism: FSDP shards over dp·cp.
                       zero_case("1f1b", 4, 8, 0, 1, 2, P2pMode::Async, 3, false, false, 2),
-                      zero_case("1f1b", 1, 4, 0, 2, 1, P2pMode::Async, 3, false, true, 2)),
+                      zero_case("1f1b", 1, 4, 0, 2, 1, P2pMode::Async, 3, false, true, 2),
+                      // FP8 GEMMs and their casts (Transformer Engine), a GPT and a Llama layer.
+                      fp8_case("1f1b", 4, 8, 0, 2, 2, false), fp8_case("interleaved", 2, 6, 2, 1, 2, true)),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       const Case& c = param_info.param;
       std::string name = c.schedule;
@@ -276,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(
              (c.sequence_parallel ? "_sp" : "") + (c.tp_comm_overlap ? "_overlap" : "") +
              (c.cp > 1 ? "_cp" + std::to_string(c.cp) + (c.cp_all_to_all ? "_a2a" : "_ring") : "") +
              (c.ep > 0 ? "_ep" + std::to_string(c.ep) : "") + (c.etp > 1 ? "_etp" + std::to_string(c.etp) : "") +
-             (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "");
+             (c.zero > 1 ? "_zero" + std::to_string(c.zero) : "") + (c.reshard ? "_reshard" : "") +
+             (c.fp8 ? "_fp8" : "");
     });
 
 }  // namespace
