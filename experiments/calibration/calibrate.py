@@ -29,6 +29,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.stats import spearmanr
 
+from kernel_surrogate import Kernels
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DATA = os.path.join(HERE, "data", "vtrain_single_node_a100.csv")
@@ -113,59 +115,6 @@ def gpu_file_with(theta, folder):
     with open(path, "w") as f:
         f.write(text + "\n[constants]\n" + "".join(f"{n} = {v!r}\n" for n, v in zip(NAMES, theta)))
     return path
-
-
-class Kernels:
-    """Every kernel of every row's stages, as arrays, timed at any θ as sim/model/kernel_time.cc does."""
-
-    def __init__(self, summaries):
-        first = summaries[0]["compute_breakdown"]
-        self.sms, self.peak, self.bw = first["sms"], first["tensor_flops"], first["hbm_bandwidth"]
-        cols = first["kernel_columns"]
-        c = {name: i for i, name in enumerate(cols)}
-        rec = {k: [] for k in ["row", "stage", "pass", "count", "m", "n", "k", "batch", "flops", "bytes", "seconds"]}
-        self.cpp_stage = []  # (row, stage, F, I, W, optimizer) as pipegrid computed them
-        for r, s in enumerate(summaries):
-            for st in s["compute_breakdown"]["stages"]:
-                self.cpp_stage.append((r, st["stage"], st["seconds"]["F"], st["seconds"]["I"], st["seconds"]["W"],
-                                       st["optimizer_seconds"]))
-                for kr in st["kernels"]:
-                    rec["row"].append(r)
-                    rec["stage"].append(st["stage"])
-                    rec["pass"].append("FIWs".index(kr[c["pass"]][0]))
-                    for name in ["count", "m", "n", "k", "batch", "flops", "bytes", "seconds"]:
-                        rec[name].append(kr[c[name]])
-        a = {k: np.array(v, dtype=float) for k, v in rec.items()}
-        self.a = a
-        self.rows = len(summaries)
-        self.max_stages = int(a["stage"].max()) + 1
-        tiles = np.array(first["gemm_tiles"], dtype=float)
-        gemm = a["batch"] > 0
-        self.gemm = gemm
-        # Per tile: waves and the FLOPs of a wave's tile on one SM at full speed.
-        waves = np.zeros((len(a["m"]), len(tiles)))
-        work = np.zeros_like(waves)
-        for j, (tm, tn) in enumerate(tiles):
-            count = a["batch"] * np.ceil(a["m"] / tm) * np.ceil(a["n"] / tn)
-            waves[:, j] = np.ceil(count / self.sms)
-            work[:, j] = waves[:, j] * 2.0 * tm * tn * a["k"] / (self.peak / self.sms)
-        self.waves, self.work = waves, work
-        self.index = (a["row"] * self.max_stages + a["stage"]).astype(int)
-
-    def seconds(self, theta):
-        eta, tau, eta_m, floor = theta
-        a = self.a
-        compute = np.where(self.gemm, np.min(self.work / eta + self.waves * tau, axis=1, initial=np.inf),
-                           a["flops"] / (self.peak * eta))
-        compute = np.where(self.gemm | (a["flops"] > 0), compute, 0.0)
-        return a["count"] * np.maximum(np.maximum(floor, compute), a["bytes"] / (self.bw * eta_m))
-
-    def stage_passes(self, theta):
-        """[rows, stages, 4]: F, I, W and the optimizer's step, seconds."""
-        t = self.seconds(theta)
-        out = np.zeros(self.rows * self.max_stages * 4)
-        np.add.at(out, self.index * 4 + self.a["pass"].astype(int), t)
-        return out.reshape(self.rows, self.max_stages, 4)
 
 
 def surrogate_compute(passes, rows):
@@ -301,12 +250,7 @@ def main():
             if round_ == args.rounds:
                 break
             kernels = Kernels(summaries)
-            check = kernels.stage_passes(theta)
-            for r, s, f_, i_, w_, o_ in kernels.cpp_stage:
-                for got, want in zip(check[r, s], (f_, i_, w_, o_)):
-                    if abs(got - want) > 1e-9 * max(1.0, abs(want)):
-                        sys.exit(f"the script's kernel times differ from pipegrid's (row {r}, stage {s}: {got} vs "
-                                 f"{want}): sim/model/kernel_time.cc and Kernels.seconds must agree")
+            check = kernels.check(theta)
             residual = simulated - surrogate_compute(check, rows)
             zb = None if args.no_zb else zb_passes(args.pipegrid, gpu_file_with(theta, tmp))
             theta = fit(kernels, rows, measured, residual, train, theta, zb)

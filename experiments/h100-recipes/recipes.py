@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """NVIDIA's DGX Cloud benchmark recipes (h100_dgxc_benchmarking.csv) as pipegrid runs.
 
-Each distinct layout of the measured rows (the BF16 and FP8 rows of a layout share it) becomes one
-pipegrid command on a generated DGX H100 platform of the row's size. From the repository root:
+Each measured row becomes one pipegrid command on a generated DGX H100 platform of the row's size:
+its layout (the BF16 and FP8 rows of a layout share it) and its precision. From the repository root:
 
-  recipes.py commands                      print each layout's command line
+  recipes.py commands                      print each row's command line
   recipes.py run OUT [--engine E] [--jobs J]
-      run every layout; E = simgrid (pipegrid simulate, the default) or contention-free
-      (pipegrid schedule's priced estimate); writes OUT/results.csv and prints it. A simgrid
-      run whose OUT/NAME/summary.json exists is not run again, so an interrupted table resumes.
-
-Timing is not judged here: the H100's compute constants are the A100's until it is calibrated.
+      run every row; E = simgrid (pipegrid simulate, the default) or contention-free
+      (pipegrid schedule's priced estimate); writes OUT/table.csv (measured, simulated, error) and
+      prints it. A simgrid run whose OUT/NAME/summary.json exists is not run again, so an
+      interrupted table resumes.
 """
 import argparse
 import concurrent.futures
@@ -42,6 +41,7 @@ MODELS = {  # params_b column -> the flags naming the model
 }
 NAMES = {"175": "GPT-3 175B", "8": "Llama 3.1 8B", "70": "Llama 3.1 70B", "405": "Llama 3.1 405B",
          "15": "Nemotron-4 15B", "340": "Nemotron-4 340B", "314": "Grok-1 314B"}
+PRECISIONS = ["bf16", "fp8"]
 LAYOUT = ["params_b", "gpus", "layers", "hidden", "heads", "ffn_hidden", "seq", "moe_experts", "tp",
           "pp", "dp", "ep", "cp", "vpp", "micro_batch", "global_batch", "schedule", "recompute"]
 
@@ -64,7 +64,7 @@ def interleave_chunks(row):
     return 6 if row["schedule"].startswith("interleaved") and int(row["pp"]) > 1 else 1
 
 
-def arguments(row):
+def arguments(row, precision="bf16"):
     """The pipegrid options that describe the row, as NeMo's recipes set them (README.md)."""
     tp, pp, dp, cp = (int(row[c] or 1) for c in ("tp", "pp", "dp", "cp"))
     micro = int(row["micro_batch"])
@@ -85,20 +85,23 @@ def arguments(row):
         args += ["--ep", row["ep"]]
     if tp > 1:
         args += ["--sequence-parallel", "--tp-comm-overlap"]
+    if precision != "bf16":
+        args += ["--precision", precision]
     return args
 
 
-def run_one(pipegrid, row, engine, out):
-    name = f"{row['params_b']}b-{row['gpus']}gpu-tp{row['tp']}pp{row['pp']}cp{row['cp'] or 1}-v{interleave_chunks(row)}"
+def run_one(pipegrid, row, precision, engine, out):
+    name = (f"{row['params_b']}b-{row['gpus']}gpu-tp{row['tp']}pp{row['pp']}cp{row['cp'] or 1}-"
+            f"v{interleave_chunks(row)}-{precision}")
     if engine == "simgrid":
         folder = os.path.join(out, name)
         summary = os.path.join(folder, "summary.json")
         if os.path.exists(summary):  # a run an earlier call finished: a long table resumes
             with open(summary) as f:
                 return name, 0, json.load(f)["makespan"], ""
-        cmd = [pipegrid, "simulate", *arguments(row), "--trace", "off", "--out", folder]
+        cmd = [pipegrid, "simulate", *arguments(row, precision), "--trace", "off", "--out", folder]
     else:
-        cmd = [pipegrid, "schedule", *arguments(row), "--format", "json"]
+        cmd = [pipegrid, "schedule", *arguments(row, precision), "--format", "json"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     step, message = "", done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     if done.returncode == 0:
@@ -118,27 +121,28 @@ def main():
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--pipegrid", default="build/pipegrid")
     a = parser.parse_args()
-    rows = layouts()
+    rows = [(row, precision) for row in layouts() for precision in PRECISIONS]
     if a.mode == "commands":
-        for row in rows:
-            print(" ".join([a.pipegrid, "simulate", *arguments(row)]))
+        for row, precision in rows:
+            print(" ".join([a.pipegrid, "simulate", *arguments(row, precision)]))
         return 0
     if not a.out:
         parser.error("run needs OUT")
     os.makedirs(a.out, exist_ok=True)
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        results = list(pool.map(lambda r: run_one(a.pipegrid, r, a.engine, a.out), rows))
+        results = list(pool.map(lambda r: run_one(a.pipegrid, r[0], r[1], a.engine, a.out), rows))
     columns = ["model", "gpus", "tp", "pp", "dp", "cp", "ep", "chunks", "micro_batch", "global_batch",
-               "measured_bf16_s", "measured_fp8_s", "engine", "exit", "simulated_s", "message"]
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+               "precision", "measured_s", "engine", "exit", "simulated_s", "error", "message"]
+    with open(os.path.join(a.out, "table.csv"), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
-        for row, (name, code, step, message) in zip(rows, results):
+        for (row, precision), (name, code, step, message) in zip(rows, results):
+            measured = float(row[precision + "_s"])
             w.writerow([NAMES[row["params_b"]], row["gpus"], row["tp"], row["pp"], row["dp"], row["cp"] or 1,
                         row["ep"] or 1, interleave_chunks(row), row["micro_batch"], row["global_batch"],
-                        row["bf16_s"], row["fp8_s"], a.engine, code, f"{step:.4f}" if step != "" else "",
-                        "" if code == 0 else message])
-    with open(os.path.join(a.out, "results.csv")) as f:
+                        precision, row[precision + "_s"], a.engine, code, f"{step:.4f}" if step != "" else "",
+                        f"{step / measured - 1:+.4f}" if step != "" else "", "" if code == 0 else message])
+    with open(os.path.join(a.out, "table.csv")) as f:
         sys.stdout.write(f.read())
     return 0 if all(code == 0 for _, code, _, _ in results) else 1
 

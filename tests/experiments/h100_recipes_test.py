@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Every layout of NVIDIA's DGX Cloud recipes (experiments/nvidia-recipes) is expressible: pipegrid
+"""Every layout of NVIDIA's DGX Cloud recipes (experiments/h100-recipes) is expressible: pipegrid
 accepts it on a generated DGX H100 platform of its size and lays it out as the row says.
 
-usage: nvidia_recipes_test.py PIPEGRID RECIPES_DIR
+usage: h100_recipes_test.py PIPEGRID RECIPES_DIR
 """
 import importlib.util
 import json
