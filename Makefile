@@ -54,11 +54,16 @@ test-sanitize: deps clang-deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE 'no_cxx|experiment' -E '$(SANITIZE_SKIP)'
 
-# The compute model's A100 constants, fitted on vTrain's 1440 measured runs (experiments/calibration):
-# writes platforms/gpus/a100-80gb.calibrated.toml and out/calibration/, then rebuilds with the new
+# The compute model's constants for GPU (experiments/calibration): a100-80gb (the default) on vTrain's
+# 1440 measured runs, h100-sxm on NVIDIA's 98 published DGX H100 step times (experiments/h100-recipes).
+# Writes platforms/gpus/GPU.calibrated.toml and out/calibration[-h100]/, then rebuilds with the new
 # constants compiled in.
+GPU ?= a100-80gb
+CALIBRATE_SCRIPT_a100-80gb = calibrate.py
+CALIBRATE_SCRIPT_h100-sxm = calibrate_h100.py
 calibrate: build
-	/usr/bin/python3 experiments/calibration/calibrate.py --pipegrid $(PIPEGRID) --jobs $(JOBS)
+	@test -n "$(CALIBRATE_SCRIPT_$(GPU))" || { echo "make calibrate: GPU=$(GPU): must be a100-80gb or h100-sxm (the GPUs with measured runs)"; exit 2; }
+	/usr/bin/python3 experiments/calibration/$(CALIBRATE_SCRIPT_$(GPU)) --pipegrid $(PIPEGRID) --jobs $(JOBS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against

@@ -8,9 +8,9 @@ contention-free engine (`pipegrid schedule`, the model priced by the kernel mode
 α-β on a generated DGX H100 platform of the row's size); the contended SimGrid runs of the same
 layouts are within +0 … +2.6 % of it (experiments/h100-recipes/README.md), and slow at 2048 GPUs.
 
-The fit moves five constants, the same for every model, layout and scale: the A100's four (η, τ,
-η_mem, kernel floor; docs/compute-model.md) and η_fp8, an FP8 GEMM's full-tile share of the FP8
-peak. As calibrate.py does, it works on a surrogate: from one round of runs at θk it takes every
+The constants are the A100's four (η, τ, η_mem, kernel floor; docs/compute-model.md) and η_fp8, an
+FP8 GEMM's full-tile share of the FP8 peak, the same for every model, layout, scale and precision.
+The fit moves three of them, η, η_mem and η_fp8 (FREE below says why τ and the floor stay). As calibrate.py does, it works on a surrogate: from one round of runs at θk it takes every
 kernel of every stage (summary.json's compute_breakdown), recomputes their times at any θ exactly as
 sim/model/kernel_time.cc does (checked to 1e-9), and predicts a row's step as the run's step at θk
 scaled by its stages' compute at θ over that at θk. Nelder-Mead minimises the mean squared log error
@@ -157,11 +157,11 @@ def write_constants(theta, report, path):
         "",
         "# η: a full tile's share of the BF16 tensor-core peak.",
         f"gemm_efficiency = {theta[0]:.6g}",
-        "# τ: the fixed cost of each wave of tiles, seconds.",
+        "# τ: the fixed cost of each wave of tiles, seconds (the A100's: these runs cannot tell it).",
         f"wave_seconds = {theta[1]:.6g}",
         "# The share of the HBM bandwidth memory-bound kernels reach.",
         f"memory_efficiency = {theta[2]:.6g}",
-        "# The host issues at most one kernel per this long.",
+        "# The host issues at most one kernel per this long (the A100's, as τ).",
         f"kernel_floor_seconds = {theta[3]:.6g}",
         "# η_fp8: an FP8 GEMM's full tile's share of the FP8 tensor-core peak.",
         f"fp8_gemm_efficiency = {theta[4]:.6g}",
@@ -198,7 +198,7 @@ def fp8_ratios(frame):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pipegrid", default=os.path.join(ROOT, "build", "pipegrid"))
-    parser.add_argument("--out", default=os.path.join(ROOT, "out", "calibration-h100"))
+    parser.add_argument("--out", default=os.path.join(HERE, "h100"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     parser.add_argument("--rounds", type=int, default=3, help="run-then-fit rounds")
     parser.add_argument("--write", default=CALIBRATED, help="the constants file to write ('' for none)")

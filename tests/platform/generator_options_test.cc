@@ -126,8 +126,8 @@ TEST(GeneratorOptions, BadOptionsAreOneLineNamingTheFlag) {
   ok.preset = "dgx-a100";
   ok.nodes = 2;
   ClusterOptions o = ok;
-  o.preset = "dgx-b200";
-  EXPECT_EQ(error(o), "--preset dgx-b200: must be one of dgx-a100, dgx-h100, h800");
+  o.preset = "dgx-v100";
+  EXPECT_EQ(error(o), "--preset dgx-v100: must be one of dgx-a100, dgx-h100, dgx-h200, dgx-b200, h800");
   o = ok;
   o.nodes = 0;
   EXPECT_EQ(error(o), "--nodes 0: must be at least 1");

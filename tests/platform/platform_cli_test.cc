@@ -28,7 +28,7 @@ TEST(PlatformCli, GenWritesTheCheckedInFile) {
 
 TEST(PlatformCli, GenRejectsBadInputInOneLine) {
   const std::pair<std::string, std::string> cases[] = {
-      {"--preset dgx-b200 --nodes 1", "--preset dgx-b200: must be one of dgx-a100, dgx-h100, h800"},
+      {"--preset dgx-v100 --nodes 1", "--preset dgx-v100: must be one of dgx-a100, dgx-h100, dgx-h200, dgx-b200, h800"},
       {"--preset h800 --nodes 0", "--nodes 0: must be at least 1"},
       {"--preset h800 --nodes -3", "--nodes -3: must be at least 1"},
       {"--preset h800 --nodes 2 --nics-per-node 3", "--nics-per-node 3: must divide the 8 GPUs of a node (1, 2, 4 or 8)"},
