@@ -30,6 +30,7 @@ from scipy.optimize import minimize
 from scipy.stats import spearmanr
 
 from kernel_surrogate import Kernels
+from kernel_surrogate import gpu_file_with as trial_gpu_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -108,13 +109,7 @@ def run_all(pipegrid, rows, extra, jobs, gpu_file=None):
 
 
 def gpu_file_with(theta, folder):
-    """The A100 file with its constants inline ([constants] wins over the shipped calibration)."""
-    path = os.path.join(folder, "a100-trial.toml")
-    with open(GPU_FILE) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(text + "\n[constants]\n" + "".join(f"{n} = {v!r}\n" for n, v in zip(NAMES, theta)))
-    return path
+    return trial_gpu_file(GPU_FILE, NAMES, theta, folder)
 
 
 def surrogate_compute(passes, rows):

@@ -35,6 +35,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from kernel_surrogate import Kernels
+from kernel_surrogate import gpu_file_with as trial_gpu_file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -87,12 +88,7 @@ def run_all(pipegrid, rows, gpu_file, jobs, folder):
 
 
 def gpu_file_with(theta, folder):
-    path = os.path.join(folder, "h100-trial.toml")
-    with open(GPU_FILE) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(text + "\n[constants]\n" + "".join(f"{n} = {v!r}\n" for n, v in zip(NAMES, theta)))
-    return path
+    return trial_gpu_file(GPU_FILE, NAMES, theta, folder)
 
 
 def step_compute(kernels, microbatches):

@@ -1,7 +1,20 @@
 """Every kernel of every simulated row's stages, as arrays, timed at any constants θ exactly as
 sim/model/kernel_time.cc does: the surrogate both calibrations (calibrate.py, calibrate_h100.py) fit
 on. θ = (η, τ, η_mem, kernel floor[, η_fp8]); without η_fp8 an FP8 GEMM takes η, as pipegrid does."""
+import os
+
 import numpy as np
+
+
+def gpu_file_with(gpu_file, names, theta, folder):
+    """`gpu_file` with the constants θ inline, written in `folder` ([constants] wins over the shipped
+    calibration): what each round of a fit runs pipegrid with."""
+    path = os.path.join(folder, "trial-" + os.path.basename(gpu_file))
+    with open(gpu_file) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text + "\n[constants]\n" + "".join(f"{n} = {v!r}\n" for n, v in zip(names, theta)))
+    return path
 
 
 class Kernels:

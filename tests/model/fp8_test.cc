@@ -7,6 +7,7 @@
 #include "sim/model/kernel_time.h"
 #include "sim/model/kernels.h"
 #include "sim/model/memory_model.h"
+#include "tiny_transformer.h"
 
 namespace pipegrid::model {
 namespace {
@@ -25,17 +26,7 @@ GpuSpec h100() {
   return g;
 }
 
-Transformer tiny() {
-  Transformer m;
-  m.name = "tiny";
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = 2;
-  m.seq = 4;
-  m.vocab = 16;
-  m.micro_batch = 2;
-  return m;
-}
+Transformer tiny() { return test_support::tiny_transformer(); }
 
 TEST(Fp8, OneGemmRunsAtTheFp8PeakAndItsOwnEfficiency) {
   // 4096³ in 256×128 tiles: 16 × 32 = 512 tiles, ⌈512 / 132⌉ = 4 waves. A wave is one tile per SM,

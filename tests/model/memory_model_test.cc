@@ -5,22 +5,13 @@
 #include "schedules/generators.h"
 #include "schedules/memory.h"
 #include "sim/model/memory_model.h"
+#include "tiny_transformer.h"
 #include "sim/model/presets.h"
 
 namespace pipegrid::model {
 namespace {
 
-Transformer tiny() {
-  Transformer m;
-  m.name = "tiny";
-  m.layers = 4;
-  m.hidden = 8;
-  m.heads = 2;
-  m.seq = 4;
-  m.vocab = 16;
-  m.micro_batch = 2;
-  return m;
-}
+Transformer tiny() { return test_support::tiny_transformer(); }
 
 TEST(MemoryModel, ActivationsPerLayerAreKorthikantisFormula) {
   // s = 4, b = 2, h = 8, a = 2, t = 1: s·b·(34h + 5·a·s) = 8 · (272 + 40) = 2496 bytes per layer; a
