@@ -68,7 +68,8 @@ calibrate: build
 
 # Speed and memory (never asserted in tests): the schedule engine, the executor at 3072 GPUs against
 # the plain SimGrid 1F1B loop (bench/executor_ratio.sh), DeepSeek-V3's layout with contended
-# all-to-alls against alpha-beta (bench/deepseek_flows.sh), `check` on CSVs of 10^4 to 10^6 ranks and
+# all-to-alls against alpha-beta (bench/deepseek_flows.sh), Llama-3.1-405B on 16 384 GPUs against the
+# raw loop (bench/llama3_16k.sh), `check` on CSVs of 10^4 to 10^6 ranks and
 # `schedule` of 1F1B at p = 512, m = 8192 (bench/check_scaling.sh), and a sweep of 200 small
 # configurations over every core. docs/performance.md gives the numbers and how long each takes. With BASE=PATH (an
 # older build's pipegrid), both builds on the headline runs, alternating (bench/compare_builds.sh).
@@ -80,6 +81,7 @@ bench: build
 	$(BUILD)/bench/bench_schedule_engine interleaved 512 8192 2
 	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/executor_ratio.sh
 	PIPEGRID=$(PIPEGRID) bench/deepseek_flows.sh
+	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/llama3_16k.sh
 	PIPEGRID=$(PIPEGRID) bench/check_scaling.sh
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
 	@if [ -n "$(BASE)" ]; then bench/compare_builds.sh $(BASE) $(PIPEGRID); fi

@@ -45,3 +45,12 @@ for name, model in [("dualpipe", "flow, deepep"), ("dualpipe-analytic", "analyti
     idle = sum(g["idle"] for g in gpus) / len(gpus)
     comms = f"{s['simgrid_comms']:,}".replace(",", " ")
     print(f"| {model} | {s['makespan']:.3f} | {p2p:.3f} | {exposed:.3f} | {idle:.3f} | {comms} | {wall:.0f} | {rss:.0f} |")
+print()
+# The report (§1, Table 1): 180K H800 GPU-hours per trillion tokens, at its batch of 15360 sequences.
+s = json.loads((out / "dualpipe-batch15360" / "summary.json").read_text())
+tokens = s["global_batch"] * s["inputs"]["model"]["seq"]
+hours = s["makespan"] * len(s["gpus"]) / tokens * 1e12 / 3600
+print(f"| DualPipe at the report's batch | step time (s) | sequences a step | MFU (FP8 peak) | H800 GPU-hours per trillion "
+      "tokens | the report's |")
+print("|---|---|---|---|---|---|")
+print(f"| 120 micro-batches per pipeline | {s['makespan']:.2f} | {s['global_batch']} | {s['mfu']:.3f} | {hours / 1e3:.1f}K | 180K |")

@@ -273,7 +273,8 @@ void GpuRun::run_tp_ring(std::size_t pos, int k, const std::vector<int>& group, 
                        [](std::uint64_t context, std::uint64_t step) {
                          return tensor_tag(context >> 14, context & 0x3FFF, step);
                        },
-                       (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k), phase);
+                       (static_cast<std::uint64_t>(pos) << 14) | static_cast<std::uint64_t>(k), phase,
+                       job_.plan.options.ring_flows);
   const double end = sg4::Engine::get_clock();
   me.account->tp_exposed += covered(start, end, job_.record.take_collective_spans(me.gpu, /*tensor_parallel=*/true));
   const char* name = phase == RingPhases::AllReduce       ? "tp-allreduce"

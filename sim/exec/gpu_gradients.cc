@@ -52,7 +52,7 @@ std::pair<std::size_t, std::size_t> GpuRun::launch(Member& m, const GradientRedu
                            return gradient_tag(static_cast<TagSpace>(packed_context >> 40), step,
                                                packed_context & ((std::uint64_t{1} << 40) - 1));
                          },
-                         packed, r.phases);
+                         packed, r.phases, job.plan.options.ring_flows);
     job.record.collectives.leave(gpu, packed);
     job.trace.write({gpu, Track::Comm, r.kind, -1, -1, 0, -1, r.bytes, start, sg4::Engine::get_clock()});
   });

@@ -105,7 +105,8 @@ void MoeOp::expert_tensor_ring(const Action& a, std::size_t position, int ring, 
                          [](std::uint64_t context, std::uint64_t step) {
                            return expert_tag(context >> 2, 4 + (context & 3), step);
                          },
-                         (static_cast<std::uint64_t>(position) << 2) | static_cast<std::uint64_t>(ring), phases);
+                         (static_cast<std::uint64_t>(position) << 2) | static_cast<std::uint64_t>(ring), phases,
+                         job_.plan.options.ring_flows);
   }
   const double end = sg4::Engine::get_clock();
   account_.a2a_exposed += end - start;

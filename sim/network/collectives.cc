@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <limits>
 
+#include <simgrid/s4u/Actor.hpp>
+
 #include "sim/network/rails.h"
+
+namespace sg4 = simgrid::s4u;
 
 namespace pipegrid::sim {
 
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
                           std::uint64_t (*tag_of_step)(std::uint64_t, std::uint64_t), std::uint64_t context,
-                          RingPhases phases) {
+                          RingPhases phases, RingFlows flows) {
   const int n = static_cast<int>(group.size());
   if (n < 2 || bytes <= 0) return;
   const int me = group[member];
@@ -34,6 +38,22 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
     return tag_of_step(context, static_cast<std::uint64_t>(step) * c_count + channel);
   };
   const int steps = phases == RingPhases::AllReduce ? 2 * (n - 1) : n - 1;
+  if (flows == RingFlows::Streamed) {
+    double latency = 0;
+    for (int c = 0; c < c_count; ++c) {
+      const auto [next, prev] = channels[c];
+      transfers.post_send({next, tag(0, c)}, FlowInfo{kind, me, next, steps * piece}, /*eager=*/true,
+                          /*sender_waits=*/true);
+      transfers.post_receive({me, tag(0, c)}, FlowInfo{kind, prev, me, steps * piece});
+      latency = std::max(latency, transfers.network().routes().collective_bandwidth_and_latency(me, next).second);
+    }
+    for (int c = 0; c < c_count; ++c) {
+      transfers.wait({me, tag(0, c)}, /*as_sender=*/false);
+      transfers.wait({channels[c].next, tag(0, c)}, /*as_sender=*/true);
+    }
+    sg4::this_actor::sleep_for((steps - 1) * latency);
+    return;
+  }
   for (int step = 0; step < steps; ++step) {
     for (int c = 0; c < c_count; ++c) {
       const auto [next, prev] = channels[c];

@@ -23,9 +23,16 @@ enum class RingPhases { AllReduce, ReduceScatter, AllGather };
 /// burst its backlog). Between nodes, where the network knows the rails, one ring per channel, each on
 /// its own rails and carrying S / C, in step (Rails::rings); channel c's step s is step s · C + c for
 /// `tag_of_step`.
+/// `RingFlows::Streamed` runs each channel's steps as one flow to the next member of all their bytes,
+/// as NCCL streams a ring's slices without waiting for whole steps: the member ends when its flow out
+/// and its predecessor's flow in have ended, plus (steps − 1) hop latencies, the steps' latencies that
+/// one flow does not pay (its own hop's: on a rail-optimised fat tree every hop of a ring has the same).
+/// Its flows end alike only where the ring's hops are alike: a hop slower than the others delays its
+/// own flow, not every step of the ring as it does step by step.
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
                           std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
-                          std::uint64_t context, RingPhases phases = RingPhases::AllReduce);
+                          std::uint64_t context, RingPhases phases = RingPhases::AllReduce,
+                          RingFlows flows = RingFlows::Steps);
 
 /// The same ring as a formula: over the rings ring_allreduce_flows runs (C of them, each carrying
 /// S / C; C = 1: the group's own), with bw_c the smallest bottleneck bandwidth of the routes of ring

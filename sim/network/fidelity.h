@@ -15,4 +15,10 @@ inline constexpr Named<CommFidelity> kCommFidelities[] = {
 enum class EpFlows { DeepEp, Pairwise };
 inline constexpr Named<EpFlows> kEpFlows[] = {{"deepep", EpFlows::DeepEp}, {"pairwise", EpFlows::Pairwise}};
 
+/// How a ring collective runs as flows (collectives.h): step by step, each member forwarding a piece
+/// per step once it has the previous one, or streamed, one flow per member and channel carrying all
+/// its steps' pieces, as NCCL pipelines a ring's slices.
+enum class RingFlows { Steps, Streamed };
+inline constexpr Named<RingFlows> kRingFlows[] = {{"steps", RingFlows::Steps}, {"streamed", RingFlows::Streamed}};
+
 }  // namespace pipegrid::sim

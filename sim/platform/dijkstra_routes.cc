@@ -25,6 +25,22 @@ std::string simgrid_name(const LinkUse& use, bool back) {
   return use.link;
 }
 
+// Sorts node indices below `n` in place: least significant digit first, 11 bits a pass (two passes
+// below 4 million nodes). A bucket of a large platform's search holds thousands of GPUs; comparison
+// sorts spent most of the search there.
+void sort_indices(std::vector<int>& v, std::size_t n, std::vector<int>& scratch) {
+  constexpr int kBits = 11;
+  constexpr std::size_t kDigits = std::size_t{1} << kBits;
+  scratch.resize(v.size());
+  for (int shift = 0; (n - 1) >> shift > 0 || shift == 0; shift += kBits) {
+    std::size_t count[kDigits + 1] = {};
+    for (const int x : v) ++count[((static_cast<std::size_t>(x) >> shift) & (kDigits - 1)) + 1];
+    for (std::size_t d = 0; d < kDigits; ++d) count[d + 1] += count[d];
+    for (const int x : v) scratch[count[(static_cast<std::size_t>(x) >> shift) & (kDigits - 1)]++] = x;
+    v.swap(scratch);
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const DijkstraRoutes> DijkstraRoutes::of(const PlatformFacts& facts) {
@@ -56,6 +72,7 @@ int DijkstraRoutes::add_node(const std::string& name) {
 void DijkstraRoutes::add_edge(int from, int to, std::vector<std::string> links) {
   out_[from].push_back(static_cast<int>(edges_.size()));
   const auto cost = static_cast<unsigned long>(links.size());
+  zero_cost_edges_ = zero_cost_edges_ || cost == 0;
   edges_.push_back({from, to, cost, std::move(links)});
 }
 
@@ -80,25 +97,47 @@ const std::vector<int>& DijkstraRoutes::reached_by(int src) const {
   // entry's relaxations were made already with the same costs), so both are skipped here. (A node
   // left at ULONG_MAX would, in 3.32, add to it and wrap: on a graph of symmetrical routes that only
   // touches nodes the source cannot reach either.)
+  // Costs are whole numbers of links, so the queue is a bucket per cost, emptied in node order:
+  // (cost, node) pops as the pairs' queue pops them. Every edge costs at least a link, so a bucket is
+  // full before it is emptied and sorting it is enough; an edge of no link would add to the bucket
+  // being emptied, and such a graph keeps each bucket a min-heap instead.
   const std::size_t n = names_.size();
-  std::vector<unsigned long> cost(n, ULONG_MAX);
+  cost_.assign(n, ULONG_MAX);
+  for (std::vector<int>& bucket : buckets_) bucket.clear();
   std::vector<int> by(n, -1);
-  cost[static_cast<std::size_t>(src)] = 0;
-  using Entry = std::pair<double, unsigned long>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  queue.emplace(0.0, static_cast<unsigned long>(src));
-  while (!queue.empty()) {
-    const auto [key, v] = queue.top();
-    queue.pop();
-    if (key != static_cast<double>(cost[v])) continue;  // stale
+  cost_[static_cast<std::size_t>(src)] = 0;
+  if (buckets_.empty()) buckets_.emplace_back();
+  buckets_[0].push_back(src);
+  const auto relax = [&](int v, std::size_t level) {
     for (int i = first_[v]; i < first_[v + 1]; ++i) {
       const auto u = static_cast<std::size_t>(out_target_[static_cast<std::size_t>(i)]);
-      const unsigned long through = out_cost_[static_cast<std::size_t>(i)] + cost[v];
-      if (through < cost[u]) {
-        by[u] = out_edge_[static_cast<std::size_t>(i)];
-        cost[u] = through;
-        queue.emplace(static_cast<double>(through), u);
-      }
+      const unsigned long through = out_cost_[static_cast<std::size_t>(i)] + level;
+      if (through >= cost_[u]) continue;
+      by[u] = out_edge_[static_cast<std::size_t>(i)];
+      cost_[u] = through;
+      if (through >= buckets_.size()) buckets_.resize(through + 1);
+      buckets_[through].push_back(static_cast<int>(u));
+      if (through == level) std::push_heap(buckets_[level].begin(), buckets_[level].end(), std::greater<>());
+    }
+  };
+  for (std::size_t level = 0; level < buckets_.size(); ++level) {
+    if (!zero_cost_edges_) {
+      std::vector<int> bucket = std::move(buckets_[level]);  // relax only adds to later buckets
+      if (bucket.size() > 64) sort_indices(bucket, n, sort_scratch_);
+      else std::sort(bucket.begin(), bucket.end());
+      for (const int v : bucket)
+        if (cost_[static_cast<std::size_t>(v)] == level) relax(v, level);  // else stale: reached more cheaply since
+      bucket.clear();
+      buckets_[level] = std::move(bucket);  // keep its capacity for the next source
+      continue;
+    }
+    // Indexed, not held: growing buckets_ moves the bucket being emptied.
+    std::make_heap(buckets_[level].begin(), buckets_[level].end(), std::greater<>());
+    while (!buckets_[level].empty()) {
+      std::pop_heap(buckets_[level].begin(), buckets_[level].end(), std::greater<>());
+      const int v = buckets_[level].back();
+      buckets_[level].pop_back();
+      if (cost_[static_cast<std::size_t>(v)] == level) relax(v, level);
     }
   }
   return reached_by_.emplace(src, std::move(by)).first->second;

@@ -51,7 +51,12 @@ class DijkstraRoutes {
   void flatten();
   std::vector<int> first_, out_edge_, out_target_;
   std::vector<unsigned long> out_cost_;
+  bool zero_cost_edges_ = false;  // a route of no link: the search's buckets then take heaps
   mutable std::unordered_map<int, std::vector<int>> reached_by_;
+  // The search's scratch, kept between sources (a search per GPU of a large platform).
+  mutable std::vector<unsigned long> cost_;
+  mutable std::vector<std::vector<int>> buckets_;
+  mutable std::vector<int> sort_scratch_;
 };
 
 }  // namespace pipegrid::platform

@@ -239,6 +239,7 @@ CommSpec comm_spec_of(const OptionValues& v) {
   o.dp_comm = named<sim::CommFidelity>(v, "dp-comm", sim::kCommFidelities);
   o.ep_comm = named<sim::CommFidelity>(v, "ep-comm", sim::kCommFidelities);
   o.ep_flows = named<sim::EpFlows>(v, "ep-flows", sim::kEpFlows);
+  o.ring_flows = named<sim::RingFlows>(v, "ring-flows", sim::kRingFlows);
   o.comm_sm_fraction = v.number("comm-sm-fraction");
   o.nccl_nvlink_efficiency = v.number("nccl-nvlink-efficiency");
   o.grad_overlap = named<bool>(v, "grad-overlap", sim::kOnOff);

@@ -184,6 +184,48 @@ TEST(Flows, ARingWaitsForItsLastMemberOnly) {
   for (int gpu = 0; gpu < 4; ++gpu) EXPECT_NEAR(done[gpu], 0.5 + formula, 1e-9) << "gpu " << gpu;
 }
 
+TEST(Flows, AStreamedRingTakesTheRingFormulaInOneFlowPerMember) {
+  // --ring-flows streamed: each member sends its next member one flow of all 2(n − 1) pieces, 1.5 GB,
+  // which takes L + 1.5 s alone on its ports, then waits the 5 further steps' latencies: 1.5 s + 6 L,
+  // the formula, as step by step. Each up port carries the same 1.5 GB.
+  const double bytes = 1e9;
+  const double formula = 2.0 * 3 / 4 * bytes / kBandwidth + 2.0 * 3 * kLatency;
+  std::vector<double> done(4, 0);
+  double carried = 0;
+  on_star(
+      {0, 1, 2, 3},
+      [&](int gpu, Network&, Transfers& transfers) {
+        ring_allreduce_flows(transfers, {0, 1, 2, 3}, gpu, bytes, FlowKind::DataAllReduce,
+                             [](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }, 0,
+                             RingPhases::AllReduce, RingFlows::Streamed);
+        done[gpu] = sg4::Engine::get_clock();
+      },
+      {}, [&](Network& network) { carried = network.links()[static_cast<std::size_t>(link_named(network, "gpu0-port_UP"))].bytes; });
+  for (int gpu = 0; gpu < 4; ++gpu) EXPECT_NEAR(done[gpu], formula, 1e-9 * formula) << "gpu " << gpu;
+  EXPECT_NEAR(carried, 1.5e9, 1);
+}
+
+TEST(Flows, AStreamedRingIsLateOnlyWhereItsLateMemberSends) {
+  // GPU 2 posts 0.5 s late. Step by step every member ends at 0.5 s + the formula
+  // (ARingWaitsForItsLastMemberOnly). Streamed, a flow starts when its sender posts: GPU 2's flow to GPU 3 ends 0.5 s late,
+  // so GPUs 2 and 3 end at 0.5 s + the formula, GPUs 0 and 1, whose flows do not wait for GPU 2, at
+  // the formula: a streamed ring does not carry a late member's delay around the ring.
+  const double bytes = 1e9;
+  const double formula = 2.0 * 3 / 4 * bytes / kBandwidth + 2.0 * 3 * kLatency;
+  std::vector<double> done(4, 0);
+  on_star({0, 1, 2, 3}, [&](int gpu, Network&, Transfers& transfers) {
+    if (gpu == 2) sg4::this_actor::sleep_for(0.5);
+    ring_allreduce_flows(transfers, {0, 1, 2, 3}, gpu, bytes, FlowKind::DataAllReduce,
+                         [](std::uint64_t, std::uint64_t step) { return gradient_tag(TagSpace::Data, step); }, 0,
+                         RingPhases::AllReduce, RingFlows::Streamed);
+    done[gpu] = sg4::Engine::get_clock();
+  });
+  EXPECT_NEAR(done[0], formula, 1e-9);
+  EXPECT_NEAR(done[1], formula, 1e-9);
+  EXPECT_NEAR(done[2], 0.5 + formula, 1e-9);
+  EXPECT_NEAR(done[3], 0.5 + formula, 1e-9);
+}
+
 TEST(Flows, LinksAccountBytesAndBusyTime) {
   std::vector<LinkUsage> links;
   on_star({0, 1}, [&](int gpu, Network& network, Transfers& transfers) {
