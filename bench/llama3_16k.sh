@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One step of Llama-3.1-405B on 16 384 H100s in the layout Meta published (Llama 3 paper, Table 4:
-# TP 8, PP 16, DP 128, sequence 8192, 16 sequences per pipeline a step, interleaved), on a generated
-# 2048-node DGX H100 platform, the data-parallel rings as contended flows (--ring-flows streamed),
+# One step of Llama-3.1-405B on 16 384 H100s in the layout Meta published (Dubey et al. 2024, "The
+# Llama 3 Herd of Models": TP 8, PP 16, DP 128, sequence 8192, 16 sequences per pipeline a step,
+# interleaved), on a generated
+# 2048-node DGX H100 platform, with the defaults: the data-parallel rings of 128 as contended flows
+# (--ring-flows auto streams rings above 16 members),
 # against the plain SimGrid 1F1B loop of bench/raw_simgrid_1f1b.cc for the same GPUs and micro-batches.
 # Prints wall, user time and peak RSS of each, the ratios to the raw loop, and the size of
 # `--out --trace off`. Reports only; ROUNDS (1) runs each that many times and keeps the fastest.
@@ -26,9 +28,9 @@ run() {
 }
 for ((round = 1; round <= rounds; ++round)); do
   run raw "$raw" "${job[@]}" --schedule 1f1b
-  run streamed "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2 --ring-flows streamed
+  run streamed "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2
   rm -rf "$work/out"
-  run out "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2 --ring-flows streamed --out "$work/out"
+  run out "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2 --out "$work/out"
 done
 step() { sed -n 's/.*makespan \([0-9.e+-]*\) s.*/\1/p' "$work/$1.out" | head -1; }
 read -r raw_wall raw_user _ < "$work/raw.time"

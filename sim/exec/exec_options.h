@@ -87,7 +87,7 @@ struct ExecOptions {
   CommFidelity dp_comm = CommFidelity::Flow;
   CommFidelity ep_comm = CommFidelity::Flow;  // the MoE all-to-alls
   EpFlows ep_flows = EpFlows::DeepEp;          // their flows, when they run as flows (expert_flows.h)
-  RingFlows ring_flows = RingFlows::Steps;     // ring collectives as flows: step by step or streamed
+  RingFlows ring_flows = RingFlows::Auto;      // ring collectives as flows: step by step or streamed
   /// The share of a GPU's SMs that communication kernels take while an overlapped F&B pair runs its
   /// all-to-alls under the other chunk's compute (DeepSeek-V3: 20 of 132); the pair's compute runs
   /// that much slower.

@@ -185,10 +185,11 @@ std::vector<OptionSpec> build_schema() {
        .help = "MoE all-to-alls as flows: deepep (InfiniBand once per node to the sender's rail peer, which forwards "
                "over NVLink; combine the reverse) or pairwise (a flow from every member to every other)"},
       {.flag = "ring-flows", .section = "sim", .commands = kSim, .type = Choice,
-       .choices = names_of<sim::RingFlows>(sim::kRingFlows), .default_text = "steps",
+       .choices = names_of<sim::RingFlows>(sim::kRingFlows), .default_text = "auto",
        .help = "ring collectives run as flows (TP, DP, ETP): steps (each of the 2(n-1) steps a flow per member, "
-               "the next waiting for it) or streamed (one flow per member of all its steps' bytes, as NCCL "
-               "pipelines its slices; far fewer flows on large rings)",
+               "the next waiting for it), streamed (one flow per member of all its steps' bytes, as NCCL "
+               "pipelines its slices: far fewer flows, but a late member delays only its own flows) or auto "
+               "(steps up to 16 members, streamed above)",
        .identity_when_given = kSim},
       {.flag = "steps", .section = "sim", .commands = kSim, .type = Integer, .bounds = at_least(1, 256),
        .default_text = "1", .help = "training steps run back to back, each ending with the optimizer"},

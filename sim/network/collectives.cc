@@ -38,7 +38,7 @@ void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, i
     return tag_of_step(context, static_cast<std::uint64_t>(step) * c_count + channel);
   };
   const int steps = phases == RingPhases::AllReduce ? 2 * (n - 1) : n - 1;
-  if (flows == RingFlows::Streamed) {
+  if (flows == RingFlows::Streamed || (flows == RingFlows::Auto && n > kStepRingMembers)) {
     double latency = 0;
     for (int c = 0; c < c_count; ++c) {
       const auto [next, prev] = channels[c];

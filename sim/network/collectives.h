@@ -32,7 +32,7 @@ enum class RingPhases { AllReduce, ReduceScatter, AllGather };
 void ring_allreduce_flows(Transfers& transfers, const std::vector<int>& group, int member, double bytes, FlowKind kind,
                           std::uint64_t (*tag_of_step)(std::uint64_t context, std::uint64_t step),
                           std::uint64_t context, RingPhases phases = RingPhases::AllReduce,
-                          RingFlows flows = RingFlows::Steps);
+                          RingFlows flows = RingFlows::Auto);
 
 /// The same ring as a formula: over the rings ring_allreduce_flows runs (C of them, each carrying
 /// S / C; C = 1: the group's own), with bw_c the smallest bottleneck bandwidth of the routes of ring

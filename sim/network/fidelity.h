@@ -17,8 +17,12 @@ inline constexpr Named<EpFlows> kEpFlows[] = {{"deepep", EpFlows::DeepEp}, {"pai
 
 /// How a ring collective runs as flows (collectives.h): step by step, each member forwarding a piece
 /// per step once it has the previous one, or streamed, one flow per member and channel carrying all
-/// its steps' pieces, as NCCL pipelines a ring's slices.
-enum class RingFlows { Steps, Streamed };
-inline constexpr Named<RingFlows> kRingFlows[] = {{"steps", RingFlows::Steps}, {"streamed", RingFlows::Streamed}};
+/// its steps' pieces, as NCCL pipelines a ring's slices. Auto: step by step up to kStepRingMembers
+/// members (a node's TP group, small data-parallel groups), streamed above, where steps would be
+/// 2(n − 1) flows per member.
+enum class RingFlows { Auto, Steps, Streamed };
+inline constexpr Named<RingFlows> kRingFlows[] = {
+    {"auto", RingFlows::Auto}, {"steps", RingFlows::Steps}, {"streamed", RingFlows::Streamed}};
+inline constexpr int kStepRingMembers = 16;
 
 }  // namespace pipegrid::sim

@@ -32,7 +32,7 @@ nlohmann::json options_echo(const RunSpec& spec, const ResolvedRun& run) {
           {"route_search", name_of<bool>(sim::kRouteSearches, o.route_search)},
           {"simgrid_flows", name_of<bool>(sim::kSimGridFlows, o.exec_flows)}};
   // Echoed only when set, so that a run without it keeps its summary byte for byte.
-  if (o.ring_flows != sim::RingFlows::Steps) echo["ring_flows"] = name_of<sim::RingFlows>(sim::kRingFlows, o.ring_flows);
+  if (o.ring_flows != sim::RingFlows::Auto) echo["ring_flows"] = name_of<sim::RingFlows>(sim::kRingFlows, o.ring_flows);
   if (o.tp_comm_overlap) echo["tp_comm_overlap"] = {{"sms", spec.comm.tp_overlap_sms}, {"rs_gemm_slowdown", o.tp_overlap_rs_slowdown}};
   return echo;
 }
