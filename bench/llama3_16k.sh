@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # One step of Llama-3.1-405B on 16 384 H100s in the layout Meta published (Dubey et al. 2024, "The
 # Llama 3 Herd of Models": TP 8, PP 16, DP 128, sequence 8192, 16 sequences per pipeline a step,
-# interleaved), on a generated
-# 2048-node DGX H100 platform, with the defaults: the data-parallel rings of 128 as contended flows
-# (--ring-flows auto streams rings above 16 members),
-# against the plain SimGrid 1F1B loop of bench/raw_simgrid_1f1b.cc for the same GPUs and micro-batches.
+# interleaved) on a generated 2048-node DGX H100 platform, with the defaults: the data-parallel rings
+# of 128 as contended flows (--ring-flows auto streams rings above 16 members). Against it, the plain
+# SimGrid 1F1B loop of bench/raw_simgrid_1f1b.cc for the same GPUs and micro-batches.
 # Prints wall, user time and peak RSS of each, the ratios to the raw loop, and the size of
 # `--out --trace off`. Reports only; ROUNDS (1) runs each that many times and keeps the fastest.
 # From the repository root: PIPEGRID=build/pipegrid RAW=build/bench/bench_raw_simgrid_1f1b bench/llama3_16k.sh
