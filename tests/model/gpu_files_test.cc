@@ -3,6 +3,8 @@
 // rules for a file of one's own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/input_error.h"
 #include "sim/model/gpu_spec.h"
 #include "sim/platform/presets.h"
@@ -51,12 +53,13 @@ TEST(GpuFiles, EachShippedGpuIsItsDatasheet) {
 }
 
 TEST(GpuFiles, ThePresetsTakeTheGpuFromItsFile) {
-  for (const auto& [preset, key] : {std::pair{"dgx-a100", "a100-80gb"}, {"dgx-h100", "h100-sxm"}, {"dgx-h200", "h200"},
-                                    {"dgx-b200", "b200"}, {"h800", "h800"}}) {
+  for (const auto& [preset, file] : {std::pair{"dgx-a100", "a100-80gb"}, {"dgx-h100", "h100-sxm"}, {"dgx-h200", "h200"},
+                                     {"dgx-b200", "b200"}, {"h800", "h800"}}) {
     SCOPED_TRACE(preset);
     const platform::Preset& p = platform::find_preset(preset);
+    const std::string_view key = file;  // clang 14 captures no structured binding
     const Sheet& s = *std::find_if(std::begin(kSheets), std::end(kSheets),
-                                   [&](const Sheet& sheet) { return std::string_view(sheet.key) == key; });
+                                   [key](const Sheet& sheet) { return std::string_view(sheet.key) == key; });
     EXPECT_EQ(p.gpu_speed, s.bf16);
     EXPECT_EQ(p.gpu_memory, static_cast<std::int64_t>(s.hbm_capacity));
     EXPECT_EQ(p.nvlink_bandwidth, s.nvlink_each_way);
