@@ -20,16 +20,7 @@ job=(--platform platforms/superpod-a100-384node.xml --tp 8 --pp 64 --dp 6 --micr
 
 rounds=${ROUNDS:-3}
 
-# run NAME COMMAND…: its stdout in $work/NAME.out, "wall user rss_kb" of its fastest round so far in
-# $work/NAME.time.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/$name.try" "$@" > "$work/$name.out"
-  if [ ! -f "$work/$name.time" ] || awk '{ w = $1 } END { exit !(w < best) }' best="$(cut -d' ' -f1 "$work/$name.time")" "$work/$name.try"; then
-    mv "$work/$name.try" "$work/$name.time"
-  fi
-}
+. "$(dirname "$0")/fastest_round.sh"
 for ((round = 1; round <= rounds; ++round)); do
   run raw "$raw" "${job[@]}" --schedule 1f1b --trace off
   run 1f1b "$pipegrid" simulate "${job[@]}" --schedule 1f1b --trace off
@@ -41,8 +32,6 @@ for ((round = 1; round <= rounds; ++round)); do
 done
 out_bytes=$(du -sb "$work/out" | cut -f1)
 
-# The simulated step of each run: pipegrid's "makespan X s," and the raw loop's "makespan X s;".
-step() { sed -n 's/.*makespan \([0-9.e+-]*\) s.*/\1/p' "$work/$1.out" | head -1; }
 read -r raw_wall raw_user _ < "$work/raw.time"
 read -r off_wall off_user off_rss < "$work/1f1b.time"
 echo "executor on megatron-1t, 3072 GPUs, m = $m, fastest of $rounds rounds (ratios: to the raw SimGrid loop; outputs: to 1f1b trace off)"

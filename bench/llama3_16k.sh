@@ -16,22 +16,13 @@ trap 'rm -rf "$work"' EXIT
 job=(--preset dgx-h100 --nodes 2048 --model llama3.1-405b --seq 8192 --tp 8 --pp 16 --dp 128 --microbatches 16
      --uneven-layers --distributed-optimizer --tp-comm analytic --dp-comm flow --trace off)
 
-# run NAME COMMAND…: its stdout in $work/NAME.out, "wall user rss_kb" of its fastest round in $work/NAME.time.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/$name.try" "$@" > "$work/$name.out"
-  if [ ! -f "$work/$name.time" ] || awk '{ w = $1 } END { exit !(w < best) }' best="$(cut -d' ' -f1 "$work/$name.time")" "$work/$name.try"; then
-    mv "$work/$name.try" "$work/$name.time"
-  fi
-}
+. "$(dirname "$0")/fastest_round.sh"
 for ((round = 1; round <= rounds; ++round)); do
   run raw "$raw" "${job[@]}" --schedule 1f1b
   run streamed "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2
   rm -rf "$work/out"
   run out "$pipegrid" simulate "${job[@]}" --schedule interleaved --chunks 2 --out "$work/out"
 done
-step() { sed -n 's/.*makespan \([0-9.e+-]*\) s.*/\1/p' "$work/$1.out" | head -1; }
 read -r raw_wall raw_user _ < "$work/raw.time"
 echo "llama3.1-405b on 16384 H100s (tp 8, pp 16, dp 128, m = 16), fastest of $rounds rounds"
 printf '%-40s %10s %9s %9s %9s %10s %10s\n' run "step s" "wall s" "user s" "RSS MB" "wall/raw" "user/raw"
