@@ -72,9 +72,11 @@ GpuSpec parse_gpu_spec(std::string_view key, std::string_view gpu_toml, std::str
   const auto optional = [&](std::string_view field) { return t.contains(field) ? positive(t, field, where, true) : 0.0; };
   g.fp8_tensor_flops = optional("fp8_tensor_flops");
   const std::string recipe = t["fp8_recipe"].value_or(std::string("none"));
-  if (recipe == "delayed") g.fp8_recipe = Fp8Recipe::Delayed;
-  else if (recipe == "mxfp8") g.fp8_recipe = Fp8Recipe::Mxfp8;
-  else if (recipe != "none") throw InputError(fmt::format("{}: fp8_recipe = \"{}\": must be delayed, mxfp8 or none", where, recipe));
+  const auto known = std::find_if(std::begin(kFp8Recipes), std::end(kFp8Recipes),
+                                  [&](const Named<Fp8Recipe>& r) { return r.name == recipe; });
+  if (known == std::end(kFp8Recipes))
+    throw InputError(fmt::format("{}: fp8_recipe = \"{}\": must be delayed, mxfp8 or none", where, recipe));
+  g.fp8_recipe = known->value;
   if ((g.fp8_recipe != Fp8Recipe::None) != (g.fp8_tensor_flops > 0))
     throw InputError(fmt::format("{}: fp8_recipe and fp8_tensor_flops: give both (an FP8 GPU) or neither", where));
   g.hbm_bandwidth = positive(t, "hbm_bandwidth", where);

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/named.h"
+
 namespace pipegrid::model {
 
 /// What `make calibrate` fits per GPU (docs/compute-model.md): the same for every model and layout.
@@ -21,6 +23,8 @@ struct ComputeConstants {
 /// How Transformer Engine scales FP8 on the GPU: per-tensor delayed scaling (Hopper), or MXFP8's
 /// per-32-element block scales in hardware (Blackwell).
 enum class Fp8Recipe { None, Delayed, Mxfp8 };
+inline constexpr Named<Fp8Recipe> kFp8Recipes[] = {
+    {"none", Fp8Recipe::None}, {"delayed", Fp8Recipe::Delayed}, {"mxfp8", Fp8Recipe::Mxfp8}};
 
 struct GemmTile {
   int m = 0;

@@ -184,7 +184,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
   if (fp8) {
     out.breakdown["kernel_columns"].push_back("fp8");
     out.breakdown["precision"] = {{"compute", "fp8"},
-                                  {"recipe", gpu.fp8_recipe == model::Fp8Recipe::Mxfp8 ? "mxfp8" : "delayed"},
+                                  {"recipe", name_of<model::Fp8Recipe>(model::kFp8Recipes, gpu.fp8_recipe)},
                                   {"fp8_tensor_flops", gpu.fp8_tensor_flops},
                                   {"gradients_on_wire", "bf16"},
                                   {"source", "Transformer Engine fp8_autocast as Megatron-Core runs it: the linear "
