@@ -4,7 +4,6 @@
 #include <cctype>
 #include <climits>
 #include <functional>
-#include <queue>
 #include <utility>
 
 namespace pipegrid::platform {
