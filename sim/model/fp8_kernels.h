@@ -13,13 +13,17 @@ namespace pipegrid::model::detail {
 /// attention core or the LM head, which Megatron-Core keeps outside TE's FP8 modules) as FP8, their
 /// operands read as 1 byte an element, and adds what feeds them:
 /// - before each forward GEMM, TE's cast-transpose of its bf16 input (read 2 bytes, write the FP8
-///   copy and its transpose, 1 + 1), kept for the weight gradient;
-/// - before each input-gradient GEMM, the same of its output gradient, which wgrad reuses;
+///   copy and its transpose, 1 + 1), kept for the weight gradient — but QKV and the MLP's first GEMM
+///   take theirs from the norm before them, which writes the FP8 copy itself (TE's LayerNormLinear),
+///   and pay only its transpose;
+/// - before each input-gradient GEMM, the same of its output gradient, which wgrad reuses; a
+///   row-parallel GEMM's under sequence parallelism is cast on the GPU's s/t tokens and gathered in FP8;
 /// - once a step, each weight's cast and transpose (TE caches them across micro-batches:
 ///   `is_first_microbatch`);
 /// - with delayed scaling (Hopper), one amax-and-scale update per forward and per backward of the
 ///   stage (TE's fused `reduce_and_update_fp8_tensors`); MXFP8 (Blackwell) writes a 1-byte scale per
 ///   32 elements of each copy instead and keeps no amax history.
-void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe);
+/// `sequence_shards` is t under sequence parallelism, else 1.
+void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_shards);
 
 }  // namespace pipegrid::model::detail

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "sim/model/kernel_time.h"
 #include "sim/model/kernels.h"
@@ -50,25 +51,26 @@ std::vector<Kernel> gpt_stage(ComputePrecision precision, Fp8Recipe recipe) {
   return stage_kernels(m, par, stage_costs(m, par)[1], options);  // the last stage: layers and the LM head
 }
 
+double bytes_of(const std::vector<Kernel>& kernels, std::string_view name, Pass pass) {
+  double sum = 0;
+  for (const Kernel& k : kernels)
+    if (k.name == name && k.pass == pass) sum += k.count * k.bytes;
+  return sum;
+}
+
 TEST(Fp8, TheWeightGemmsRunInFp8AndTheirOperandsAreCast) {
   const std::vector<Kernel> bf16 = gpt_stage(ComputePrecision::Bf16, Fp8Recipe::Delayed);
   const std::vector<Kernel> fp8 = gpt_stage(ComputePrecision::Fp8, Fp8Recipe::Delayed);
-  double forward_cast = 0, grad_cast = 0, weight_cast = 0, expected_forward = 0, expected_grad = 0, expected_weight = 0;
+  double expected_grad = 0;
   int amax = 0, fp8_gemms = 0;
   for (const Kernel& k : fp8) {
     if (k.fp8) {
       ++fp8_gemms;
       EXPECT_EQ(k.kind, OpKind::Gemm) << k.name;  // never the attention core or the LM head
-      // Each cast-transpose reads the bf16 operand and writes it twice in FP8: 4 bytes an element.
-      if (k.pass == Pass::F) expected_forward += k.count * 4 * k.gemm.m * k.gemm.k;
-      if (k.pass == Pass::F) expected_weight += k.count * 4 * k.gemm.k * k.gemm.n;
       if (k.pass == Pass::I) expected_grad += k.count * 4 * k.gemm.m * k.gemm.k;
     }
-    if (k.name == "fp8_cast_input") forward_cast += k.count * k.bytes;
-    if (k.name == "fp8_cast_grad_output") grad_cast += k.count * k.bytes;
     if (k.name == "fp8_cast_weight") {
-      EXPECT_EQ(k.pass, Pass::Step);  // cast once a step: TE keeps them across micro-batches
-      weight_cast += k.count * k.bytes;
+      EXPECT_EQ(k.pass, Pass::Step);  // once a step: TE keeps them across micro-batches
     }
     if (k.name == "fp8_amax_update") ++amax;
   }
@@ -78,24 +80,64 @@ TEST(Fp8, TheWeightGemmsRunInFp8AndTheirOperandsAreCast) {
   const auto qkv = std::find_if(fp8.begin(), fp8.end(), [](const Kernel& k) { return k.name == "qkv" && k.pass == Pass::F; });
   ASSERT_NE(qkv, fp8.end());
   EXPECT_EQ(qkv->bytes, 640);
-  // By hand for h = 8, ffn 32, T = s·b = 8 tokens, 2 layers: the F GEMMs' inputs are T×h (QKV), T×h
-  // (projection), T×h (MLP up), T×4h (MLP down): 8·(8 + 8 + 8 + 32) = 448 elements a layer.
-  EXPECT_DOUBLE_EQ(expected_forward, 2 * 4 * 448.0);
-  EXPECT_DOUBLE_EQ(forward_cast, expected_forward);
-  EXPECT_DOUBLE_EQ(grad_cast, expected_grad);
+  // By hand for h = 8, ffn 32, T = s·b = 8 tokens, 2 layers. The projection's and the MLP down's
+  // inputs, T×h and T×4h, are cast and transposed at 4 bytes an element: 2·4·8·(8 + 32) = 2560.
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "fp8_cast_input", Pass::F), 2560);
+  // QKV's and the MLP up's, T×h each, come from their norms in FP8: a transpose each, read 1 and
+  // write 1: 2·2·8·(8 + 8) = 512; each norm writes 1 byte an element less: 4·h·T − T·h = 192.
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "fp8_transpose_input", Pass::F), 512);
+  EXPECT_DOUBLE_EQ(bytes_of(bf16, "layernorm1", Pass::F), 2 * 256);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "layernorm1", Pass::F), 2 * 192);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "layernorm2", Pass::F), 2 * 192);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "fp8_cast_grad_output", Pass::I), expected_grad);
   // The weights: 3h² + h² + 4h² + 4h² = 12h² = 768 elements a layer.
-  EXPECT_DOUBLE_EQ(weight_cast, 2 * 4 * 768.0);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "fp8_cast_weight", Pass::Step), 2 * 4 * 768.0);
   EXPECT_EQ(amax, 2);  // one amax-and-scale update per forward and per backward
   EXPECT_EQ(fp8.size(), bf16.size() + 4 * 2 + 4 + 2);  // per GEMM kind a cast in F, in I, of the weight
-  // MXFP8 (Blackwell): a 1-byte scale per 32 elements of each copy, and no amax history.
-  double mx_forward = 0;
-  int mx_amax = 0;
-  for (const Kernel& k : gpt_stage(ComputePrecision::Fp8, Fp8Recipe::Mxfp8)) {
-    if (k.name == "fp8_cast_input") mx_forward += k.count * k.bytes;
-    if (k.name == "fp8_amax_update") ++mx_amax;
+  // MXFP8 (Blackwell): a 1-byte scale per 32 elements of each copy, and no amax history; the norms
+  // write both copies and their scales themselves.
+  const std::vector<Kernel> mx = gpt_stage(ComputePrecision::Fp8, Fp8Recipe::Mxfp8);
+  EXPECT_DOUBLE_EQ(bytes_of(mx, "fp8_cast_input", Pass::F), 2 * (4 + 2.0 / 32) * 320);
+  EXPECT_DOUBLE_EQ(bytes_of(mx, "fp8_transpose_input", Pass::F), 0);
+  EXPECT_DOUBLE_EQ(bytes_of(mx, "layernorm1", Pass::F), 2 * (256 + 2.0 / 32 * 64));
+  EXPECT_EQ(std::count_if(mx.begin(), mx.end(), [](const Kernel& k) { return k.name == "fp8_amax_update"; }), 0);
+}
+
+TEST(Fp8, SequenceParallelismGathersTheFp8Copies) {
+  // t = 2 with sequence parallelism: each norm runs on T/t = 4 tokens (4·h·4 = 128 bytes) and writes
+  // its FP8 copy, a byte an element less: 128 − 32 = 96. The row-parallel GEMMs' output gradients
+  // (projection, MLP down: T×h = 64 elements) are cast on 32 of them (3 bytes: read 2, write 1),
+  // gathered, and transposed whole (2 bytes): 96 + 128 = 224 each. QKV's and the MLP up's are not
+  // gathered: T×3h/t = 96 and T×4h/t = 128 elements at 4 bytes, 384 + 512.
+  const Transformer m = tiny();
+  Parallelism par{2, 2, 1, 1, false, Recompute::None};
+  par.sequence_parallel = true;
+  const KernelOptions options{.precision = ComputePrecision::Fp8, .fp8_recipe = Fp8Recipe::Delayed};
+  const std::vector<Kernel> fp8 = stage_kernels(m, par, stage_costs(m, par)[1], options);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "layernorm1", Pass::F), 2 * 96);
+  EXPECT_DOUBLE_EQ(bytes_of(fp8, "fp8_cast_grad_output", Pass::I), 2 * (224 + 224 + 384 + 512));
+}
+
+TEST(Fp8, TheRoutedTokensArePaddedForTheGroupedGemmsAndTheSharedExpertsNot) {
+  // The tiny GPT's 2 layers as MoE: 4 experts of 16, top 2, one shared, ep 1. T = 8 tokens give 16
+  // assignments; the grouped GEMMs take 4 experts × 4 rows of h = 8. TE's Fp8Padding copies them
+  // (read 2, write 2 bytes): 4·16·8 = 512 bytes a layer, and so do Fp8Unpadding after the down GEMM
+  // and both again backward. The shared expert is a plain TE MLP: no padding.
+  Transformer m = tiny();
+  m.moe.experts = 4;
+  m.moe.top_k = 2;
+  m.moe.expert_hidden = 16;
+  m.moe.shared_experts = 1;
+  const Parallelism par{1, 2, 1, 1, false, Recompute::None};
+  const KernelOptions options{.precision = ComputePrecision::Fp8, .fp8_recipe = Fp8Recipe::Delayed};
+  const std::vector<Kernel> fp8 = stage_kernels(m, par, stage_costs(m, par)[1], options);
+  for (const char* name : {"fp8_padding", "fp8_unpadding"}) EXPECT_DOUBLE_EQ(bytes_of(fp8, name, Pass::F), 2 * 512) << name;
+  for (const char* name : {"fp8_padding.bwd", "fp8_unpadding.bwd"}) EXPECT_DOUBLE_EQ(bytes_of(fp8, name, Pass::I), 2 * 512) << name;
+  for (const Kernel& k : fp8) {
+    if (k.name.starts_with("fp8_pad") || k.name.starts_with("fp8_unpad")) EXPECT_EQ(k.part, Part::Routed);
   }
-  EXPECT_DOUBLE_EQ(mx_forward, 2 * (4 + 2.0 / 32) * 448);
-  EXPECT_EQ(mx_amax, 0);
+  const std::vector<Kernel> bf16 = stage_kernels(m, par, stage_costs(m, par)[1], {});
+  EXPECT_DOUBLE_EQ(bytes_of(bf16, "fp8_padding", Pass::F), 0);
 }
 
 TEST(Fp8, TheLinearLayersKeepTheirInputsInOneByte) {
