@@ -117,6 +117,10 @@ std::vector<OptionSpec> model_options() {
        .identity_when_given = kSim},
       {.flag = "uneven-layers", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "let the layers split unevenly over the stages"},
+      {.flag = "layer-split", .section = "model", .commands = kSim, .type = Text, .default_text = "even",
+       .help = "layers per model stage: even (as many each; --uneven-layers spreads a remainder), balanced (the "
+               "counts that even out the stages' compute times, embedding and LM head included) or N1,N2,…",
+       .syntax = layer_split_syntax, .identity_when_given = kSim},
       {.flag = "flash-attention", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",
        .help = "memory: attention scores are not stored (FlashAttention), dropping Korthikanti's 5as^2 term"},
       {.flag = "stage-cost-scale", .section = "model", .commands = kSim, .type = Text,

@@ -15,6 +15,7 @@ namespace {
 constexpr double kMaxStageFactor = 1e6;
 constexpr double kMaxZipfSkew = 100;
 constexpr int kMaxShards = 1'000'000;
+constexpr int kMaxStageLayers = 100'000;  // --layers' own bound
 
 template <typename Number>
 bool read_whole(std::string_view text, Number& value) {
@@ -59,6 +60,26 @@ std::map<int, double> parse_stage_scale(std::string_view text) {
 }
 
 std::string stage_scale_syntax(std::string_view text) { return syntax_of(parse_stage_scale, text); }
+
+LayerSplitText parse_layer_split(std::string_view text) {
+  if (text == "even") return {};
+  if (text == "balanced") return {LayerSplitText::Rule::Balanced, {}};
+  LayerSplitText split{LayerSplitText::Rule::Explicit, {}};
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string_view item = text.substr(begin, end - begin);
+    int layers = 0;
+    if (!read_whole(item, layers)) throw BrokenRule{fmt::format("expected even, balanced or N1,N2,…, got '{}'", shown(item))};
+    if (layers < 1 || layers > kMaxStageLayers)
+      throw BrokenRule{fmt::format("stage {}: {} layers; each stage needs 1 to {}", split.layers.size(), layers, kMaxStageLayers)};
+    split.layers.push_back(layers);
+    begin = end + 1;
+  }
+  return split;
+}
+
+std::string layer_split_syntax(std::string_view text) { return syntax_of(parse_layer_split, text); }
 
 std::string routing_syntax(std::string_view text) {
   if (text == "uniform") return "";

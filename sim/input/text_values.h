@@ -6,12 +6,21 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pipegrid::input {
 
 /// "0=1.3,63=1.5": stage → factor, each factor finite, in (0, 1e6]. Throws BrokenRule.
 std::map<int, double> parse_stage_scale(std::string_view text);
 std::string stage_scale_syntax(std::string_view text);
+
+/// --layer-split: even, balanced, or each model stage's layers "N1,N2,…" (each at least 1).
+struct LayerSplitText {
+  enum class Rule { Even, Balanced, Explicit } rule = Rule::Even;
+  std::vector<int> layers;  // with Explicit
+};
+LayerSplitText parse_layer_split(std::string_view text);
+std::string layer_split_syntax(std::string_view text);
 
 /// uniform, zipf:S (S finite, >= 0, at most 100) or file:PATH (the loads are read at run time).
 std::string routing_syntax(std::string_view text);

@@ -36,6 +36,10 @@ void Parallelism::validate(const Transformer& model) const {
   if (sequence_parallel && tp > 1 && cp == 1 && model.seq % tp != 0)
     throw InputError(fmt::format("--sequence-parallel: --tp {} must divide --seq {} (each TP GPU holds s/t tokens)",
                                  tp, model.seq));
+  if (!stage_layers.empty()) {
+    validate_stage_layers(model);
+    return;
+  }
   if (uneven_layers && model.layers < num_stages())
     throw InputError(fmt::format("--layers {}: fewer than the {} stages (--pp {} × --chunks {})", model.layers,
                                  num_stages(), pp, chunks));
@@ -70,7 +74,22 @@ void Parallelism::validate_context_parallel(const Transformer& model) const {
                                  tp * cp, model.seq));
 }
 
+void Parallelism::validate_stage_layers(const Transformer& model) const {
+  if (static_cast<int>(stage_layers.size()) != num_stages())
+    throw InputError(fmt::format("--layer-split: {} stages given, the job has {} (--pp {} × --chunks {})",
+                                 stage_layers.size(), num_stages(), pp, chunks));
+  int sum = 0;
+  for (std::size_t s = 0; s < stage_layers.size(); ++s) {
+    if (stage_layers[s] < 1)
+      throw InputError(fmt::format("--layer-split: stage {} has {} layers; every stage needs at least 1", s, stage_layers[s]));
+    sum += stage_layers[s];
+  }
+  if (sum != model.layers)
+    throw InputError(fmt::format("--layer-split: the stages' layers add up to {}, the model has {} (--layers)", sum, model.layers));
+}
+
 int Parallelism::layers_on_stage(const Transformer& model, int stage) const {
+  if (!stage_layers.empty()) return stage_layers[stage];
   const int base = model.layers / num_stages(), extra = model.layers % num_stages();
   if (!uneven_layers) return base;
   // The remainder goes to stages 1 … extra; with extra = S − 1 to every stage but the first.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "common/named.h"
 #include "sim/model/transformer.h"
@@ -52,6 +53,10 @@ struct Parallelism {
   /// holding chunks i and 2cp − 1 − i) gives every rank 1/cp of the causal attention.
   int cp = 1;
   CpAlgo cp_algo = CpAlgo::Ring;
+  /// --layer-split balanced or N1,N2,…: each model stage's layers, in stage order (empty: the even
+  /// split, or uneven_layers'). Megatron-Core's --pipeline-model-parallel-layout sets any such split;
+  /// its --decoder-first/last-pipeline-num-layers the first and last stages'.
+  std::vector<int> stage_layers{};
 
   int num_stages() const { return pp * chunks; }
   int layers_on_stage(const Transformer& model, int stage) const;
@@ -71,6 +76,7 @@ struct Parallelism {
 
  private:
   void validate_context_parallel(const Transformer& model) const;
+  void validate_stage_layers(const Transformer& model) const;
 };
 
 }  // namespace pipegrid::model

@@ -184,6 +184,11 @@ ModelSpec model_spec_of(const OptionValues& v) {
   spec.sequence_parallel = v.flag("sequence-parallel");
   spec.recompute = named<model::Recompute>(v, "recompute", model::kRecomputes);
   spec.uneven_layers = v.flag("uneven-layers");
+  spec.layer_split = input::parse_layer_split(v.text("layer-split"));
+  if (spec.uneven_layers && spec.layer_split.rule != input::LayerSplitText::Rule::Even)
+    throw InputError(fmt::format("--uneven-layers with --layer-split {}: --uneven-layers spreads the remainder of "
+                                 "the even split; the other splits set every stage's layers; give one",
+                                 v.text("layer-split")));
   spec.flash_attention = v.flag("flash-attention");
   spec.precision = named<model::ComputePrecision>(v, "precision", model::kComputePrecisions);
   if (spec.precision == model::ComputePrecision::Fp8 && v.has("compute-efficiency"))

@@ -17,6 +17,7 @@
 #include "sim/exec/exec_options.h"
 #include "sim/exec/progress_line.h"
 #include "sim/input/option_values.h"
+#include "sim/input/text_values.h"
 #include "sim/model/kernels.h"
 #include "sim/model/parallelism.h"
 #include "sim/model/transformer.h"
@@ -72,6 +73,7 @@ struct ModelSpec {
   bool sequence_parallel = false;  // --sequence-parallel
   model::Recompute recompute = model::Recompute::None;
   bool uneven_layers = false;
+  input::LayerSplitText layer_split;  // --layer-split
   bool flash_attention = false;
   model::ComputePrecision precision = model::ComputePrecision::Bf16;  // --precision
   /// --zero (ZeRO stage; --distributed-optimizer is 1) and --fsdp-reshard-after-forward.

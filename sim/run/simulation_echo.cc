@@ -82,6 +82,7 @@ nlohmann::json model_echo(const RunSpec& spec, const ResolvedRun& run) {
                          {"gradient_bytes", spec.comm.gradient_bytes},
                          {"distributed_optimizer", spec_model.zero >= 1},
                          {"uneven_layers", spec_model.uneven_layers},
+                         {"layer_split", run.layer_split},
                          {"flash_attention", spec_model.flash_attention}};
   if (!spec_model.hf_config.empty()) echo["hf_config"] = spec_model.hf_config;
   // Echoed only when set, so that a run without them keeps its summary byte for byte.

@@ -10,6 +10,7 @@
 #include "sim/platform/platform_reader.h"
 #include "sim/platform/platform_xml.h"
 #include "sim/run/compute_costs.h"
+#include "sim/run/layer_split.h"
 #include "sim/run/generated_platform.h"
 #include "sim/run/limits.h"
 #include "sim/run/run_checks.h"
@@ -80,6 +81,14 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
                      spec.parallel.cp_algo};
   if (m.sequence_parallel && sizes.tp == 1)
     log::run().warn("--sequence-parallel with --tp 1: nothing to shard, the run is the same without it");
+  model::Precision precision;
+  precision.gradient_bytes = spec.comm.gradient_bytes;
+  precision.compute = m.precision;
+  precision.validate();
+  const std::vector<platform::GpuHost> job_gpus(facts.gpus.begin(), facts.gpus.begin() + in.placement.num_gpus());
+  const std::string platform = spec.platform.generated ? "--preset " + spec.platform.preset : spec.platform.file;
+  const LayerPricing pricing{m, precision, spec.comm.gradient_bytes, platform, job_gpus, run.peak_flops};
+  run.parallelism.stage_layers = stage_layers(pricing, run.parallelism);
   run.parallelism.validate(*run.model);
   const model::MoeSpec& moe = run.model->moe;
   // An MoE op runs its phases one after the other (moe_op.h): the ring's sends as flows, interleaved
@@ -97,10 +106,6 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
           throw InputError(fmt::format("--etp {}: expert tensor parallelism in {}'s overlapped forward-backward "
                                        "pairs is not modelled; run it with --etp 1 or another schedule",
                                        moe.etp, in.schedule.name));
-  model::Precision precision;
-  precision.gradient_bytes = spec.comm.gradient_bytes;
-  precision.compute = m.precision;
-  precision.validate();
   const std::vector<model::StageCost> model_stages = model::stage_costs(*run.model, run.parallelism, precision);
   std::vector<model::StageCost> virtual_stages;
   MemoryPlan memory;
@@ -128,14 +133,20 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   if (moe.enabled()) routing = {moe.ep, moe.top_k, moe.max_nodes_per_token, model::member_shares(moe)};
   StageLayoutView stage_view{layout.model_stage, {}, sizes.pp};
   for (int s = 0; s < in.schedule.num_stages(); ++s) stage_view.rank.push_back(in.schedule.rank_of(s));
-  const std::vector<platform::GpuHost> job_gpus(facts.gpus.begin(), facts.gpus.begin() + in.placement.num_gpus());
-  const std::string platform = spec.platform.generated ? "--preset " + spec.platform.preset : spec.platform.file;
   ComputeCosts compute = resolve_compute(m, spec.comm.gradient_bytes, platform, run.parallelism, model_stages, stage_view, job_gpus,
                                          run.peak_flops, in.schedule.microbatches);
   in.costs = sim::JobCosts::from_model(virtual_stages, compute.work, routing);
   in.options.optimizer_seconds = std::move(compute.optimizer_seconds);
   if (in.options.tp_comm_overlap) in.options.tp_overlap_rs_slowdown = overlap_slowdown(spec.comm.tp_overlap_sms, compute.sms);
   apply_zero(m, in);
+  std::vector<int> layers;
+  std::vector<double> seconds;
+  for (int ms = 0; ms < static_cast<int>(model_stages.size()); ++ms) {
+    layers.push_back(model_stages[ms].layers);
+    const auto s = std::find(layout.model_stage.begin(), layout.model_stage.end(), ms) - layout.model_stage.begin();
+    seconds.push_back(microbatch_seconds(compute.work[s], model_stages[ms], run.peak_flops));
+  }
+  run.layer_split = layer_split_json(m.layer_split, layers, seconds);
   run.mfu_peak_scale = compute.mfu_peak_scale;
   run.compute_breakdown = std::move(compute.breakdown);
   run.compute_echo = std::move(compute.echo);

@@ -44,6 +44,7 @@ struct ResolvedRun {
   nlohmann::json echo;               // summary.json's inputs (simulation_echo.h)
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   nlohmann::json compute_echo;       // how they were priced, for the echo; null without a model
+  nlohmann::json layer_split;        // each model stage's layers and compute (layer_split.h); null without a model
   double grad_bucket_parameters = 0;  // Megatron's bucket size, as given or by default
   bool own_comms = false;  // the schedule file wrote its comm actions; no plan lowered them
   /// Set when the compute order itself deadlocks (find_deadlock); input.schedule is then not lowered.

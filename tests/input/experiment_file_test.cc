@@ -49,6 +49,7 @@ std::pair<std::string, std::string> sample(const OptionSpec& o) {
     default: {
       const std::string text = o.flag == "stage-cost-scale"                    ? "1=1.5"
                                : o.flag == "routing"                           ? "zipf:1.5"
+                               : o.flag == "layer-split"                       ? "balanced"
                                : o.flag == "placement"                         ? "dp-tp-cp-ep-pp"
                                : o.flag == "nvlink-bw" || o.flag == "ib-bw" ? "12.5GBps"
                                                                                : "x.xml";

@@ -134,7 +134,9 @@ TEST(Fp8, TheRoutedTokensArePaddedForTheGroupedGemmsAndTheSharedExpertsNot) {
   for (const char* name : {"fp8_padding", "fp8_unpadding"}) EXPECT_DOUBLE_EQ(bytes_of(fp8, name, Pass::F), 2 * 512) << name;
   for (const char* name : {"fp8_padding.bwd", "fp8_unpadding.bwd"}) EXPECT_DOUBLE_EQ(bytes_of(fp8, name, Pass::I), 2 * 512) << name;
   for (const Kernel& k : fp8) {
-    if (k.name.starts_with("fp8_pad") || k.name.starts_with("fp8_unpad")) EXPECT_EQ(k.part, Part::Routed);
+    if (k.name.starts_with("fp8_pad") || k.name.starts_with("fp8_unpad")) {
+      EXPECT_EQ(k.part, Part::Routed);
+    }
   }
   const std::vector<Kernel> bf16 = stage_kernels(m, par, stage_costs(m, par)[1], {});
   EXPECT_DOUBLE_EQ(bytes_of(bf16, "fp8_padding", Pass::F), 0);
