@@ -14,6 +14,7 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/options_command.h"
 #include "sim/cli/pitfalls_command.h"
+#include "sim/cli/plan_command.h"
 #include "sim/cli/platform_command.h"
 #include "sim/cli/report_command.h"
 #include "sim/cli/subcommand.h"
@@ -67,6 +68,7 @@ void build_app(CLI::App& app, std::function<int()>& run) {
       app, run, input::Command::Simulate,
       "Run a schedule with one SimGrid actor per GPU on a platform: contended p2p, collectives, traces");
   add_experiment_commands(app, run);
+  add_plan_command(app, run);
   add_report_command(app, run);
   add_options_command(app, run);
   add_pitfalls_command(app, run);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 
@@ -240,17 +242,35 @@ class Pricer {
 
 }  // namespace
 
-ContentionFree contention_free_step(const SimulationInput& input) {
-  check_priceable(input);
+struct ContentionFreeSession::Platform {
   int argc = 1;
-  char name[] = "pipegrid";
-  char* argv[] = {name, nullptr};
+  char name[9] = "pipegrid";
+  char* argv[2] = {name, nullptr};
+  std::string file;
+  std::unique_ptr<sg4::Engine> engine;
+};
+
+ContentionFreeSession::ContentionFreeSession(const SimulationInput& first) : platform_(std::make_unique<Platform>()) {
   route_simgrid_logs();
   use_sanitizable_contexts();
-  sg4::Engine engine(&argc, argv);
+  platform_->engine = std::make_unique<sg4::Engine>(&platform_->argc, platform_->argv);
+  platform_->file = first.platform_file;
   SimGridErrors errors;
-  load_job_platform(engine, errors, input);
-  engine.seal_platform();  // routes exist once the zones are sealed
+  load_job_platform(*platform_->engine, errors, first);
+  platform_->engine->seal_platform();  // routes exist once the zones are sealed
+}
+
+ContentionFreeSession::~ContentionFreeSession() {
+  // No actor: the run ends at once, and SimGrid then lets go of its models, which a later engine
+  // in the same process (a simulation after the estimate) must configure again.
+  platform_->engine->run();
+}
+
+ContentionFree ContentionFreeSession::step(const SimulationInput& input) {
+  if (input.platform_file != platform_->file)
+    throw std::logic_error("ContentionFreeSession: " + input.platform_file + " is not the loaded " + platform_->file);
+  check_priceable(input);
+  const sg4::Engine& engine = *platform_->engine;
   const bool rails = input.routes_checked ? input.rails : check_routes_in_simgrid(engine, input);
   std::vector<sg4::Host*> hosts = job_hosts(engine, input);
   Network network(hosts, input.link_window, false, false);
@@ -272,10 +292,9 @@ ContentionFree contention_free_step(const SimulationInput& input) {
   options.p2p = input.options.p2p;
   options.channels = input.options.p2p_channels;
   out.step = time_priced_step(input.schedule, out.job, options);
-  // No actor: the run ends at once, and SimGrid then lets go of its models, which a later engine
-  // in the same process (a simulation after the estimate) must configure again.
-  engine.run();
   return out;
 }
+
+ContentionFree contention_free_step(const SimulationInput& input) { return ContentionFreeSession(input).step(input); }
 
 }  // namespace pipegrid::sim

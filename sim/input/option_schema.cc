@@ -28,7 +28,7 @@ const Commands kLaidOut{Simulate, PlatformInfo};  // the layout's sizes: platfor
 const Commands kTimed{Simulate, Schedule, Check};  // the commands that take explicit op times
 const Commands kGen{PlatformGen, Simulate};         // platform gen's options: simulate generates with them too
 const Commands kEvery{Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls,
-                      Report};
+                      Report, Plan};
 
 std::vector<std::string> schedule_names(bool with_all) {
   std::vector<std::string> names;
@@ -335,15 +335,39 @@ std::vector<OptionSpec> build_schema() {
        .help = "run every configuration again, done or not"},
       {.flag = "shard", .commands = {Sweep}, .type = Text, .help = "I/K: run only configurations I, I + K, I + 2K, …",
        .syntax = shard_syntax},
-      {.flag = "merge", .commands = {Sweep}, .type = Flag, .default_text = "false",
+      {.flag = "merge", .commands = {Sweep, Plan}, .type = Flag, .default_text = "false",
        .help = "gather the shards' results into DIR/results.csv"},
-      {.flag = "slurm", .commands = {Sweep}, .type = Flag, .default_text = "false",
+      {.flag = "slurm", .commands = {Sweep, Plan}, .type = Flag, .default_text = "false",
        .help = "submit the sweep as a Slurm job array instead of running it"},
-      {.flag = "partition", .commands = {Sweep}, .type = Text, .help = "Slurm partition"},
-      {.flag = "array-size", .commands = {Sweep}, .type = Integer, .bounds = at_least(1, 1'000'000),
+      {.flag = "partition", .commands = {Sweep, Plan}, .type = Text, .help = "Slurm partition"},
+      {.flag = "array-size", .commands = {Sweep, Plan}, .type = Integer, .bounds = at_least(1, 1'000'000),
        .default_text = "1", .help = "Slurm array tasks (shards)"},
-      {.flag = "jobs-per-task", .commands = {Sweep}, .type = Integer, .bounds = at_least(1, 4096), .default_text = "1",
+      {.flag = "jobs-per-task", .commands = {Sweep, Plan}, .type = Integer, .bounds = at_least(1, 4096), .default_text = "1",
        .help = "configurations at once in each Slurm task"},
+
+      // --- plan -------------------------------------------------------------------------------------
+      {.flag = "global-batch", .section = "plan", .commands = {Plan}, .type = Integer, .unit = "sequences",
+       .bounds = at_least(1), .help = "sequences per step, whatever the layout", .required = {Plan}},
+      {.flag = "gpus", .section = "plan", .commands = {Plan}, .type = Text,
+       .help = "GPUs the job takes, or a list to compare (256,512,1024); default: all of the platform's",
+       .syntax = gpu_counts_syntax},
+      {.flag = "memory", .section = "plan", .commands = {Plan}, .type = Number, .unit = "GiB",
+       .bounds = interval(0, true, 1e6, false),
+       .help = "memory a GPU may hold (default: its GPU file's capacity less the reserve, docs/planning.md)"},
+      {.flag = "top", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 100'000),
+       .default_text = "20", .help = "layouts simulated with contention, the best by the contention-free estimate"},
+      {.flag = "space", .section = "plan", .commands = {Plan}, .type = Texts,
+       .help = "AXIS=V1,V2,…: only these values of an axis (tp, pp, cp, ep, micro-batch, schedule, chunks, "
+               "recompute, sequence-parallel, zero, grad-overlap, precision, placement, cp-algo, "
+               "tp-comm-overlap, layer-split)"},
+      {.flag = "also", .section = "plan", .commands = {Plan}, .type = Texts,
+       .help = "a layout to simulate whatever its estimate, as plan.csv writes one (\"tp=8 pp=8 …\")"},
+      {.flag = "tokens", .section = "plan", .commands = {Plan}, .type = Number, .bounds = interval(0, true, 1e18, false),
+       .help = "tokens to train on: adds days and GPU-hours to the table"},
+      {.flag = "out", .section = "plan", .commands = {Plan}, .type = Text,
+       .help = "DIR: plan.csv, best.toml, simulate.toml and the simulated runs", .required = {Plan}},
+      {.flag = "jobs", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 4096),
+       .help = "estimates and simulations at once (default: one per core)"},
 
       // --- pitfalls ---------------------------------------------------------------------------------
       {.flag = "name", .commands = {Pitfalls}, .type = Text,
@@ -389,6 +413,16 @@ std::vector<OptionSpec> build_schema() {
 // executor's that change what the step costs without contention. A rule rather than a list, so that a
 // new model option serves all three. Check keeps its --placement (the CSV's stages): its GPUs go in
 // Megatron's order.
+// `plan` searches layouts of what simulate runs: it takes every model, platform, layout and executor
+// option simulate does (a layout option given fixes that axis), but not simulate's outputs.
+std::vector<OptionSpec> widen_to_plan(std::vector<OptionSpec> schema) {
+  for (OptionSpec& option : schema)
+    if (option.commands.contains(Simulate) && !option.commands.contains(Plan) && option.section != "output" &&
+        !option.positional)
+      option.commands = option.commands.with(Plan);
+  return schema;
+}
+
 std::vector<OptionSpec> widen_to_model_timing(std::vector<OptionSpec> schema) {
   constexpr std::string_view kLayout[] = {"tp", "dp", "allow-tp-across-nodes", "ep", "etp", "cp", "cp-algo"};
   constexpr std::string_view kStepCosts[] = {"grad-overlap",         "grad-bucket-size", "grad-sync-order",
@@ -420,7 +454,8 @@ constexpr Named<Command> kCommandNames[] = {
     {"check", Command::Check},             {"platform gen", Command::PlatformGen},
     {"platform info", Command::PlatformInfo}, {"platform perturb", Command::PlatformPerturb},
     {"run", Command::Run},                 {"sweep", Command::Sweep},
-    {"pitfalls", Command::Pitfalls},       {"report", Command::Report}};
+    {"pitfalls", Command::Pitfalls},       {"report", Command::Report},
+    {"plan", Command::Plan}};
 
 }  // namespace
 
@@ -438,7 +473,7 @@ std::string OptionSpec::key_name() const {
 }
 
 const std::vector<OptionSpec>& option_schema() {
-  static const std::vector<OptionSpec> schema = widen_to_model_timing(build_schema());
+  static const std::vector<OptionSpec> schema = widen_to_plan(widen_to_model_timing(build_schema()));
   return schema;
 }
 

@@ -14,7 +14,7 @@ namespace pipegrid::input {
 
 /// The commands whose options the schema declares.
 enum class Command : std::uint8_t {
-  Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls, Report
+  Simulate, Schedule, Check, PlatformGen, PlatformInfo, PlatformPerturb, Run, Sweep, Pitfalls, Report, Plan
 };
 std::string_view command_name(Command command);
 

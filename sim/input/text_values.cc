@@ -1,5 +1,6 @@
 #include "sim/input/text_values.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -80,6 +81,23 @@ LayerSplitText parse_layer_split(std::string_view text) {
 }
 
 std::string layer_split_syntax(std::string_view text) { return syntax_of(parse_layer_split, text); }
+
+std::vector<int> parse_gpu_counts(std::string_view text) {
+  std::vector<int> counts;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string_view item = text.substr(begin, end - begin);
+    int gpus = 0;
+    if (!read_whole(item, gpus) || gpus < 1) throw BrokenRule{fmt::format("expected N or N1,N2,… GPUs, got '{}'", shown(item))};
+    if (std::find(counts.begin(), counts.end(), gpus) != counts.end()) throw BrokenRule{fmt::format("{} appears twice", gpus)};
+    counts.push_back(gpus);
+    begin = end + 1;
+  }
+  return counts;
+}
+
+std::string gpu_counts_syntax(std::string_view text) { return syntax_of(parse_gpu_counts, text); }
 
 std::string routing_syntax(std::string_view text) {
   if (text == "uniform") return "";

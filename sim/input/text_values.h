@@ -35,6 +35,10 @@ struct ShardText {
 ShardText parse_shard(std::string_view text);
 std::string shard_syntax(std::string_view text);
 
+/// plan --gpus: "N" or "N1,N2,…", each at least 1, none twice.
+std::vector<int> parse_gpu_counts(std::string_view text);
+std::string gpu_counts_syntax(std::string_view text);
+
 /// A bandwidth as SimGrid writes it ("300GBps", "200Gbps", bytes per second), positive and finite.
 std::string bandwidth_syntax(std::string_view text);
 

@@ -65,7 +65,7 @@ bool check_times_or_model(const OptionValues& v) {
   return model_given;
 }
 
-PlatformSpec platform_spec_of(const OptionValues& v) {
+PlatformSpec read_platform_spec(const OptionValues& v) {
   PlatformSpec spec;
   spec.file = v.text("platform");
   if (!v.has("preset")) {
@@ -176,7 +176,7 @@ model::Transformer transformer_of(const OptionValues& v) {
   return m;
 }
 
-ModelSpec model_spec_of(const OptionValues& v) {
+ModelSpec read_model_spec(const OptionValues& v) {
   ModelSpec spec;
   spec.transformer = transformer_of(v);
   spec.hf_config = v.text("hf-config");
@@ -275,6 +275,9 @@ OutputSpec output_spec_of(const OptionValues& v) {
 
 }  // namespace
 
+PlatformSpec platform_spec_of(const OptionValues& v) { return read_platform_spec(v); }
+ModelSpec model_spec_of(const OptionValues& v) { return read_model_spec(v); }
+
 RunSpec simulation_spec(const OptionValues& v) {
   v.check_required();
   const bool model_given = check_times_or_model(v);
@@ -282,9 +285,9 @@ RunSpec simulation_spec(const OptionValues& v) {
   spec.schedule = schedule_spec_of(v);
   spec.parallel = parallel_spec_of(v);
   spec.comm = comm_spec_of(v);
-  spec.platform = platform_spec_of(v);
+  spec.platform = read_platform_spec(v);
   if (model_given)
-    spec.model = model_spec_of(v);
+    spec.model = read_model_spec(v);
   else
     spec.times = times_spec_of(v);
   if (v.has("stage-cost-scale")) {
@@ -311,8 +314,8 @@ RunSpec model_timing_spec(const OptionValues& v, ScheduleSpec schedule) {
                    v.command() == input::Command::Schedule ? v.text("placement") : std::string("tp-dp-pp"),
                    v.flag("allow-tp-across-nodes"), static_cast<int>(v.integer("cp")),
                    named<model::CpAlgo>(v, "cp-algo", model::kCpAlgos)};
-  spec.platform = platform_spec_of(v);
-  spec.model = model_spec_of(v);
+  spec.platform = read_platform_spec(v);
+  spec.model = read_model_spec(v);
   sim::ExecOptions& o = spec.comm.exec;
   o.p2p = named<P2pMode>(v, "p2p", kP2pModes);
   o.p2p_channels = static_cast<int>(v.integer("p2p-channels"));

@@ -119,6 +119,11 @@ struct RunSpec {
   OutputSpec outputs;
 };
 
+/// The platform of `values` (--platform, or --preset and platform gen's options, checked).
+PlatformSpec platform_spec_of(const input::OptionValues& values);
+/// The model of `values` (--model, --hf-config or the model flags, and how it is cut), checked.
+ModelSpec model_spec_of(const input::OptionValues& values);
+
 /// Whether the values describe a model (--model, --layers, …): `schedule` and `check` then time it.
 bool model_given(const input::OptionValues& values);
 

@@ -1,0 +1,134 @@
+#include "sim/plan/plan_files.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "sim/input/experiment_file.h"
+#include "sim/output/atomic_file.h"
+
+namespace pipegrid::plan {
+
+namespace {
+
+constexpr double kGiB = 1u << 30;
+
+toml::node_view<toml::node> zip_list(toml::table& zip, const std::string& key) {
+  if (!zip.contains(key)) zip.insert(key, toml::array{});
+  return zip[key];
+}
+
+void push(toml::array& list, const input::Value& value) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+          toml::array names;
+          for (const std::string& name : v) names.push_back(name);
+          list.push_back(std::move(names));
+        } else {
+          list.push_back(v);
+        }
+      },
+      value);
+}
+
+std::string number(double v) { return fmt::format("{}", v); }  // shortest round-trip: best.toml reruns to these digits
+
+}  // namespace
+
+std::string simulate_sweep_text(const input::OptionValues& base, const std::vector<Layout>& layouts, bool moe) {
+  toml::table zip;
+  for (const Layout& layout : layouts) {
+    input::OptionValues values(input::Command::Simulate);
+    layout.apply(values, moe);
+    for (const auto& [option, value] : values.given()) push(*zip_list(zip, option->key_name()).as_array(), *value);
+  }
+  toml::table file;
+  file.insert("base", input::experiment_table(input::Experiment{base}));
+  file.insert("zip", toml::array{std::move(zip)});
+  std::ostringstream text;
+  text << "# The layouts `pipegrid plan` chose to simulate with contention: a sweep, run by the plan or by\n"
+          "# `pipegrid sweep simulate.toml --out simulate`.\n";
+  constexpr auto kFlags = toml::toml_formatter::default_flags & ~toml::format_flags::allow_literal_strings &
+                          ~toml::format_flags::allow_multi_line_strings;
+  text << toml::toml_formatter(file, kFlags) << '\n';
+  return text.str();
+}
+
+void order_rows(std::vector<PlanRow>& rows) {
+  const auto rank = [](const PlanRow& r) { return r.stage == "simulated" ? 0 : r.stage == "estimated" ? 1 : 2; };
+  const auto time = [](const PlanRow& r) {
+    return r.simulated_step ? *r.simulated_step : r.estimate.step_seconds;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const PlanRow& a, const PlanRow& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (rank(a) == 2) return false;  // the excluded keep the enumeration's order
+    if (time(a) != time(b)) return time(a) < time(b);
+    if (a.estimate.peak_memory_bytes != b.estimate.peak_memory_bytes)
+      return a.estimate.peak_memory_bytes < b.estimate.peak_memory_bytes;
+    return a.layout.text() < b.layout.text();
+  });
+  int place = 0;
+  for (PlanRow& r : rows) r.place = rank(r) < 2 ? ++place : 0;
+}
+
+std::string plan_csv_header() {
+  return "place,tp,pp,dp,cp,ep,micro_batch,microbatches,schedule,chunks,recompute,sequence_parallel,zero,"
+         "peak_memory_bytes,estimated_step_s,simulated_step_s,tflops_per_gpu,mfu,stage,excluded_by";
+}
+
+void write_plan_csv(const std::string& dir, const std::vector<PlanRow>& rows) {
+  std::string text = plan_csv_header() + "\n";
+  for (const PlanRow& r : rows) {
+    const Layout& l = r.layout;
+    std::string why = r.estimate.excluded_by;
+    std::replace(why.begin(), why.end(), '"', '\'');
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+                        r.place ? std::to_string(r.place) : "", l["tp"], l["pp"], l["dp"], l["cp"], l["ep"],
+                        l["micro-batch"], l["microbatches"], l["schedule"], l["chunks"], l["recompute"],
+                        l["sequence-parallel"], l["zero"],
+                        r.estimate.peak_memory_bytes > 0 ? number(r.estimate.peak_memory_bytes) : "",
+                        r.estimate.step_seconds > 0 ? number(r.estimate.step_seconds) : "",
+                        r.simulated_step ? number(*r.simulated_step) : "",
+                        r.simulated_step ? number(r.tflops_per_gpu) : "", r.simulated_step ? number(r.mfu) : "",
+                        r.stage, why);
+  }
+  output::write_atomically(dir + "/plan.csv", text);
+}
+
+void print_plan_table(std::ostream& out, const PlanOutcome& outcome, double tokens) {
+  out << fmt::format("{:>5}  {:<44} {:>9} {:>11} {:>11} {:>6}\n", "place", "layout", "peak GiB", "estimate s",
+                     "simulated s", "MFU");
+  int shown = 0;
+  for (const PlanRow& r : outcome.rows) {
+    if (r.place == 0 || shown == 10) break;
+    ++shown;
+    const Layout& l = r.layout;
+    std::string layout = fmt::format("tp{} pp{} dp{}{}{} mb{} {}{} {}", l["tp"], l["pp"], l["dp"],
+                                     l["cp"] != "1" ? " cp" + l["cp"] : "", l["ep"] != "1" ? " ep" + l["ep"] : "",
+                                     l["micro-batch"], l["schedule"], l["chunks"] != "0" ? " v" + l["chunks"] : "",
+                                     l["recompute"]);
+    out << fmt::format("{:>5}  {:<44} {:>9.1f} {:>11.4f} {:>11} {:>6}\n", r.place, layout,
+                       r.estimate.peak_memory_bytes / kGiB, r.estimate.step_seconds,
+                       r.simulated_step ? fmt::format("{:.4f}", *r.simulated_step) : "-",
+                       r.simulated_step ? fmt::format("{:.3f}", r.mfu) : "-");
+  }
+  if (outcome.rows.size() >= 2 && outcome.rows[1].simulated_step && outcome.rows[0].simulated_step) {
+    const PlanRow &best = outcome.rows[0], &second = outcome.rows[1];
+    out << fmt::format(
+        "runner-up: {:.2f} % slower; bubble {:.1f} % against {:.1f} %, peak memory {:.1f} against {:.1f} GiB\n",
+        100 * (*second.simulated_step / *best.simulated_step - 1), 100 * second.bubble_fraction,
+        100 * best.bubble_fraction, second.estimate.peak_memory_bytes / kGiB, best.estimate.peak_memory_bytes / kGiB);
+  }
+  if (tokens > 0 && !outcome.rows.empty() && outcome.rows[0].place > 0) {
+    const PlanRow& best = outcome.rows[0];
+    const double step = best.simulated_step ? *best.simulated_step : best.estimate.step_seconds;
+    const double seconds = tokens / outcome.tokens_per_step * step;
+    out << fmt::format("to train on {:.3g} tokens: {:.1f} days on {} GPUs, {:.3g} GPU-hours\n", tokens,
+                       seconds / 86400, outcome.gpus, seconds * outcome.gpus / 3600);
+  }
+}
+
+}  // namespace pipegrid::plan

@@ -1,0 +1,244 @@
+#include "sim/plan/plan_run.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include "common/input_error.h"
+#include "sim/input/experiment_file.h"
+#include "sim/input/option_schema.h"
+#include "sim/input/text_values.h"
+#include "sim/output/atomic_file.h"
+#include "sim/plan/plan_files.h"
+#include "sim/plan/space.h"
+#include "sim/platform/platform_reader.h"
+#include "sim/platform/platform_xml.h"
+#include "sim/run/generated_platform.h"
+#include "sim/run/run_spec.h"
+#include "sim/sweep/results_csv.h"
+#include "sim/sweep/slurm.h"
+#include "sim/sweep/sweep_spec.h"
+
+namespace pipegrid::plan {
+
+namespace {
+
+constexpr double kGiB = 1u << 30;
+
+// The options plan takes that name a layout's axes: they restrict the space (read_space), so they do
+// not go into the base every layout shares.
+bool layout_option(std::string_view flag) {
+  constexpr std::string_view kLayoutFlags[] = {"tp", "pp", "dp", "cp", "ep", "micro-batch", "microbatches",
+                                               "schedule", "chunks", "recompute", "sequence-parallel", "zero",
+                                               "distributed-optimizer", "grad-overlap", "precision", "placement",
+                                               "cp-algo", "tp-comm-overlap", "layer-split"};
+  return std::find(std::begin(kLayoutFlags), std::end(kLayoutFlags), flag) != std::end(kLayoutFlags);
+}
+
+input::OptionValues simulate_base(const input::OptionValues& v) {
+  input::OptionValues base(input::Command::Simulate);
+  for (const auto& [option, value] : v.given())
+    if (option->commands.contains(input::Command::Simulate) && !layout_option(option->flag)) base.set(*option, *value);
+  // The simulated runs keep their summaries and links, not their traces, unless asked.
+  if (!base.has("trace")) base.set_text(*input::find_option(input::Command::Simulate, "trace"), "off");
+  return base;
+}
+
+// A stage line on stderr; on a terminal the estimate's count rewrites itself.
+class StageProgress {
+ public:
+  explicit StageProgress(std::size_t total) : total_(total), terminal_(isatty(STDERR_FILENO) != 0) {}
+  void operator()(std::size_t done) {
+    if (terminal_) {
+      std::cerr << fmt::format("\rplan: estimated {} of {} candidates", done, total_) << std::flush;
+    } else if (done * 10 / std::max<std::size_t>(total_, 1) > shown_ * 10 / std::max<std::size_t>(total_, 1) ||
+               (done == total_ && shown_ != done)) {
+      std::cerr << fmt::format("plan: estimated {} of {} candidates\n", done, total_);
+    }
+    shown_ = done;
+  }
+  ~StageProgress() {
+    if (terminal_) std::cerr << '\n';
+  }
+
+ private:
+  std::size_t total_, shown_ = 0;
+  bool terminal_;
+};
+
+bool before(const PlanRow& a, const PlanRow& b, double ta, double tb) {
+  if (ta != tb) return ta < tb;
+  if (a.estimate.peak_memory_bytes != b.estimate.peak_memory_bytes)
+    return a.estimate.peak_memory_bytes < b.estimate.peak_memory_bytes;
+  return a.layout.text() < b.layout.text();
+}
+
+// InputError when nothing fits: the layout that came closest, and what it lacks.
+[[noreturn]] void nothing_fits(const std::vector<PlanRow>& rows, const Enumeration& space) {
+  const PlanRow* closest = nullptr;
+  for (const PlanRow& r : rows)
+    if (r.estimate.excluded_by == "memory" &&
+        (!closest || r.estimate.peak_memory_bytes - r.estimate.capacity_bytes <
+                         closest->estimate.peak_memory_bytes - closest->estimate.capacity_bytes))
+      closest = &r;
+  if (closest)
+    throw InputError(fmt::format("plan: nothing fits: the closest layout ({}) needs {:.1f} GiB on its fullest GPU, "
+                                 "{:.1f} GiB more than the {:.1f} GiB it may hold",
+                                 closest->layout.text(), closest->estimate.peak_memory_bytes / kGiB,
+                                 (closest->estimate.peak_memory_bytes - closest->estimate.capacity_bytes) / kGiB,
+                                 closest->estimate.capacity_bytes / kGiB));
+  std::string rules;
+  for (const auto& [rule, count] : space.excluded) rules += fmt::format("; {} ({})", rule, count);
+  throw InputError(fmt::format("plan: no layout of the {} combinations can run{}", space.combinations, rules));
+}
+
+}  // namespace
+
+PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration& simulate,
+                     const std::string& self_binary) {
+  v.check_required();
+  const std::string out = v.text("out");
+  std::filesystem::create_directories(out);
+  const input::OptionValues base = simulate_base(v);
+  const run::ModelSpec model = run::model_spec_of(base);
+  const run::PlatformSpec platform = run::platform_spec_of(base);
+  if (platform.file.empty() && !platform.generated)
+    throw InputError("--platform FILE.xml or --preset NAME --nodes N: the cluster to plan for");
+  const std::string platform_file =
+      platform.generated ? run::write_generated_platform(out, platform::platform_xml(*platform.generated)) : platform.file;
+  const platform::PlatformFacts facts = platform::read_platform(platform_file);
+  if (facts.gpus.empty()) throw InputError(fmt::format("{}: has no GPU hosts to plan for", platform_file));
+
+  Job job;
+  job.model = model.transformer;
+  job.gpus = static_cast<int>(facts.gpus.size());
+  job.gpus_per_node = static_cast<int>(std::count_if(facts.gpus.begin(), facts.gpus.end(),
+                                                     [&](const auto& g) { return g.node == facts.gpus[0].node; }));
+  job.global_batch = static_cast<int>(v.integer("global-batch"));
+  job.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
+  if (v.has("gpus")) {
+    const std::vector<int> counts = input::parse_gpu_counts(v.text("gpus"));
+    if (counts.size() > 1)
+      throw InputError(fmt::format("--gpus {}: one cluster size a plan for now; run one plan per size", v.text("gpus")));
+    if (counts[0] > job.gpus)
+      throw InputError(fmt::format("--gpus {}: the platform has {} GPUs", counts[0], job.gpus));
+    job.gpus = counts[0];
+  }
+  const Space space = read_space(v);
+  const Enumeration enumeration = enumerate(job, space);
+  PlanOutcome outcome;
+  outcome.combinations = enumeration.combinations;
+  outcome.excluded = enumeration.excluded;
+  std::cerr << fmt::format("plan: {} layouts of {} GPUs enumerated, {} candidates ({} excluded by the rules)\n",
+                           enumeration.combinations, job.gpus, enumeration.candidates.size(),
+                           enumeration.combinations - enumeration.candidates.size());
+
+  // Stages 1 and 2: the memory model, then the contention-free engine, for every candidate.
+  EstimateSetup setup;
+  setup.base = base;
+  setup.platform_file = platform_file;
+  setup.moe = job.model.moe.enabled();
+  setup.memory_bytes = v.has("memory") ? v.number("memory") * kGiB : 0;
+  setup.jobs = v.has("jobs") ? static_cast<int>(v.integer("jobs")) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  setup.scratch = out + "/.estimates";
+  std::vector<Layout> layouts = enumeration.candidates;
+  std::set<std::string> known;
+  for (const Layout& l : layouts) known.insert(l.text());
+  std::vector<std::string> also;
+  for (const std::string& text : v.names("also")) {
+    const Layout l = Layout::parse(text, "--also");
+    also.push_back(l.text());
+    if (known.insert(l.text()).second) layouts.push_back(l);
+  }
+  std::vector<Estimate> estimates;
+  {
+    StageProgress progress(layouts.size());
+    estimates = estimate_all(setup, layouts, std::ref(progress));
+  }
+  std::filesystem::remove_all(setup.scratch);
+  std::vector<PlanRow> rows;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    PlanRow row;
+    row.layout = layouts[i];
+    row.estimate = estimates[i];
+    row.stage = row.estimate.excluded_by.empty() ? "estimated" : "excluded";
+    if (!row.estimate.excluded_by.empty()) ++outcome.excluded[row.estimate.excluded_by.substr(0, row.estimate.excluded_by.find(':'))];
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::size_t> estimated;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].stage == "estimated") estimated.push_back(i);
+  if (estimated.empty()) nothing_fits(rows, enumeration);
+  std::sort(estimated.begin(), estimated.end(), [&](std::size_t a, std::size_t b) {
+    return before(rows[a], rows[b], rows[a].estimate.step_seconds, rows[b].estimate.step_seconds);
+  });
+  std::cerr << fmt::format("plan: {} candidates estimated, {} excluded by memory or the run's rules\n",
+                           estimated.size(), rows.size() - estimated.size());
+
+  // Stage 3: the best K by estimate, and --also's, simulated with contention as a sweep.
+  const std::size_t top = static_cast<std::size_t>(v.integer("top"));
+  std::vector<std::size_t> chosen(estimated.begin(), estimated.begin() + std::min(top, estimated.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (std::find(also.begin(), also.end(), rows[i].layout.text()) != also.end() &&
+        std::find(chosen.begin(), chosen.end(), i) == chosen.end() && rows[i].stage == "estimated")
+      chosen.push_back(i);
+  std::vector<Layout> simulated_layouts;
+  for (std::size_t i : chosen) simulated_layouts.push_back(rows[i].layout);
+  const std::string sweep_file = out + "/simulate.toml";
+  output::write_atomically(sweep_file, simulate_sweep_text(base, simulated_layouts, setup.moe));
+  const sweep::SweepSpec spec = sweep::read_sweep(sweep_file);
+  sweep::SweepOptions options;
+  options.out = out + "/simulate";
+  options.jobs = setup.jobs;
+  options.pipegrid = self_binary;
+  options.log_level = v.text("log-level");
+  options.run_configuration = simulate;
+  if (v.flag("slurm")) {
+    const sweep::SlurmOptions slurm{v.text("partition"), static_cast<int>(v.integer("array-size")),
+                                    static_cast<int>(v.integer("jobs-per-task"))};
+    outcome.slurm_job = sweep::submit_array(sweep_file, options, slurm);
+    outcome.submitted = true;
+  } else if (v.flag("merge")) {
+    sweep::merge_shards(spec, options.out);
+  } else {
+    std::cerr << fmt::format("plan: simulating the best {} with contention ({} at once)\n", chosen.size(), options.jobs);
+    const sweep::SweepTally tally = sweep::run_sweep(spec, options);
+    std::cerr << fmt::format("plan: simulated {} layouts ({} already done, {} ok) in {:.1f} s\n", tally.configurations,
+                             tally.already_done, tally.ok, tally.seconds);
+  }
+  if (!outcome.submitted) {
+    const std::vector<sweep::ResultRow> results = sweep::read_results(sweep::results_path(options.out, {}), spec.axes);
+    std::map<std::string, const sweep::ResultRow*> by_id;
+    for (const sweep::ResultRow& r : results) by_id[r.id] = &r;
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      const auto found = by_id.find(spec.configurations[k].id);
+      if (found == by_id.end()) continue;
+      PlanRow& row = rows[chosen[k]];
+      const sweep::ResultRow& r = *found->second;
+      row.simulation_status = r.status;
+      row.simulation = static_cast<int>(k);
+      if (r.status != "ok") continue;
+      row.stage = "simulated";
+      row.simulated_step = std::stod(r.metrics.at("makespan"));
+      row.tflops_per_gpu = std::stod(r.metrics.at("tflops_per_gpu"));
+      row.mfu = std::stod(r.metrics.at("mfu"));
+      row.bubble_fraction = std::stod(r.metrics.at("bubble_fraction"));
+    }
+  }
+  order_rows(rows);
+  outcome.rows = std::move(rows);
+  write_plan_csv(out, outcome.rows);
+  // The best layout's experiment, as its simulation ran it: `pipegrid run best.toml` gives its step.
+  if (!outcome.rows.empty() && outcome.rows.front().simulation >= 0)
+    output::write_atomically(out + "/best.toml",
+                             input::experiment_text(spec.configurations[outcome.rows.front().simulation].experiment));
+  outcome.gpus = job.gpus;
+  outcome.tokens_per_step = static_cast<double>(job.global_batch) * job.model.seq;
+  return outcome;
+}
+
+}  // namespace pipegrid::plan

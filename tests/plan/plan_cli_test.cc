@@ -1,0 +1,92 @@
+// pipegrid plan as a user runs it: plan.csv's columns and order, best.toml rerun to the plan's digits,
+// a second run resuming the simulations, and exit 2 when nothing fits or an axis is unknown.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "command_runner.h"
+#include "temp_files.h"
+
+namespace pipegrid {
+namespace {
+
+using test_support::fresh_dir;
+using test_support::read_file;
+using test_support::run_pipegrid;
+
+const std::string kPlan =
+    "plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 16 --top 3 --jobs 2 "
+    "--space schedule=1f1b,interleaved --space recompute=none --space micro-batch=1,2 --space chunks=0,2";
+
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream cells(line);
+    while (std::getline(cells, field, ',')) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+TEST(PlanCli, TheBestLayoutIsSimulatedAndBestTomlRerunsItToTheDigit) {
+  const std::string dir = fresh_dir("plan");
+  const auto r = run_pipegrid(kPlan + " --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = csv_rows(read_file(dir + "/plan.csv"));
+  ASSERT_GE(rows.size(), 4u);
+  EXPECT_EQ(read_file(dir + "/plan.csv").substr(0, read_file(dir + "/plan.csv").find('\n')),
+            "place,tp,pp,dp,cp,ep,micro_batch,microbatches,schedule,chunks,recompute,sequence_parallel,zero,"
+            "peak_memory_bytes,estimated_step_s,simulated_step_s,tflops_per_gpu,mfu,stage,excluded_by");
+  // Three simulated, placed 1, 2, 3 by simulated time; then the estimated, by estimate.
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(rows[i][0], std::to_string(i));
+    EXPECT_EQ(rows[i][18], "simulated");
+  }
+  EXPECT_LE(std::stod(rows[1][15]), std::stod(rows[2][15]));
+  EXPECT_LE(std::stod(rows[2][15]), std::stod(rows[3][15]));
+  EXPECT_EQ(rows[4][18], "estimated");
+  // Every row's GPUs are the node's 8, and its micro-batches make the global batch.
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(std::stoi(rows[i][1]) * std::stoi(rows[i][2]) * std::stoi(rows[i][3]), 8);
+    EXPECT_EQ(std::stoi(rows[i][3]) * std::stoi(rows[i][6]) * std::stoi(rows[i][7]), 16);
+  }
+  // best.toml is the first row's experiment: rerun, it gives that row's simulated step to the digit.
+  const auto best = run_pipegrid("run " + dir + "/best.toml --format json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(fmt::format("{}", nlohmann::json::parse(best.out)["makespan"].get<double>()), rows[1][15]);
+
+  // A second plan finds its simulations done and writes the same plan.
+  const std::string first = read_file(dir + "/plan.csv");
+  const auto again = run_pipegrid(kPlan + " --out " + dir);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("plan: simulated 3 layouts (3 already done"), std::string::npos) << again.err;
+  EXPECT_EQ(read_file(dir + "/plan.csv"), first);
+}
+
+TEST(PlanCli, NothingFitsNamesTheClosestLayoutAndWhatItLacks) {
+  const std::string dir = fresh_dir("plan-nothing-fits");
+  const auto r = run_pipegrid("plan --model gpt-175b --preset dgx-a100 --nodes 1 --global-batch 8 --memory 20 "
+                              "--space schedule=1f1b --space micro-batch=1 --out " + dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("pipegrid: error: plan: nothing fits: the closest layout (tp=8 "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("GiB more than the 20.0 GiB it may hold"), std::string::npos) << r.err;
+}
+
+TEST(PlanCli, AnUnknownAxisOrADerivedOneIsRefused) {
+  const std::string dir = fresh_dir("plan-bad-axis");
+  const auto unknown = run_pipegrid("plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 16 --space foo=1 --out " + dir);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--space foo=1: no axis foo"), std::string::npos) << unknown.err;
+  const auto derived = run_pipegrid("plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 16 --space dp=2 --out " + dir);
+  EXPECT_EQ(derived.exit_code, 2);
+  EXPECT_NE(derived.err.find("--space dp=2: dp follows from the GPUs and the global batch"), std::string::npos) << derived.err;
+}
+
+}  // namespace
+}  // namespace pipegrid
