@@ -84,6 +84,7 @@ bench: build
 	PIPEGRID=$(PIPEGRID) RAW=$(BUILD)/bench/bench_raw_simgrid_1f1b bench/llama3_16k.sh
 	PIPEGRID=$(PIPEGRID) bench/check_scaling.sh
 	PIPEGRID=$(PIPEGRID) bench/sweep/run.sh $(JOBS)
+	PIPEGRID=$(PIPEGRID) bench/plan.sh $(JOBS)
 	@if [ -n "$(BASE)" ]; then bench/compare_builds.sh $(BASE) $(PIPEGRID); fi
 
 # libFuzzer harnesses built by clang with ASan and UBSan (tests/fuzz/README.md): each runs FUZZ_SECONDS
