@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
 
-std::string gantt_script() { return std::string(PIPEGRID_SOURCE_DIR) + "/experiments/plot/gantt.py"; }
+std::string plot_script(const char* name) { return std::string(PIPEGRID_SOURCE_DIR) + "/experiments/plot/" + name; }
+std::string gantt_script() { return plot_script("gantt.py"); }
 
 // Runs python3 with `args` and waits: "" when it exited 0, else what happened. `quiet` sends its
 // output to /dev/null. A child of this process's making (child_process.h): it ends when this does.
@@ -51,6 +52,11 @@ std::string draw_gantt_chart(const std::string& trace_csv, const std::string& pn
   if (!wait_for_png.empty()) args.insert(args.end(), {"--wait-for", wait_for_png});
   const std::string why = run_python(std::move(args), false);
   return why.empty() ? why : "gantt.py: " + why;
+}
+
+std::string draw_pareto(const std::string& plan_csv, const std::string& png) {
+  const std::string why = run_python({plot_script("pareto.py"), plan_csv, "--out", png}, false);
+  return why.empty() ? why : "pareto.py: " + why;
 }
 
 }  // namespace pipegrid::cli

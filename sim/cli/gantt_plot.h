@@ -1,6 +1,6 @@
-// --plot FILE.png of `schedule` and `check`: the Gantt chart of a run's trace.csv, drawn by this
-// checkout's experiments/plot/gantt.py with the system's Python (Debian's matplotlib and pandas).
-// gantt.py draws a deadlock when deadlock.json lies beside the trace.
+// The pictures drawn by this checkout's experiments/plot scripts with the system's Python (Debian's
+// matplotlib and pandas): --plot FILE.png of `schedule` and `check`, the Gantt chart of a run's
+// trace.csv (gantt.py draws a deadlock when deadlock.json lies beside the trace); a plan's pareto.png.
 #pragma once
 
 #include <string>
@@ -17,5 +17,9 @@ void check_gantt_plotter(const std::string& flag_value);
 /// a deadlock.json beside the trace.
 std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png,
                              const std::string& wait_for_png = "");
+
+/// Runs `/usr/bin/python3 pareto.py PLAN_CSV --out PNG` (a plan's step time against memory); "" when
+/// it drew it, otherwise why not.
+std::string draw_pareto(const std::string& plan_csv, const std::string& png);
 
 }  // namespace pipegrid::cli

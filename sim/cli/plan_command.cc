@@ -4,10 +4,13 @@
 #include <iostream>
 
 #include "common/exit_codes.h"
+#include "common/log.h"
 #include "sim/cli/app.h"
 #include "sim/cli/child_process.h"
+#include "sim/cli/gantt_plot.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/subcommand.h"
+#include "sim/input/experiment_file.h"
 #include "sim/plan/plan_files.h"
 #include "sim/plan/plan_run.h"
 
@@ -15,7 +18,20 @@ namespace pipegrid::cli {
 
 namespace {
 
-int run_plan(const input::OptionValues& v) {
+// The plan's options: plan.toml's (when given) with the flags over them.
+input::OptionValues plan_values(const input::OptionValues& flags) {
+  if (!flags.has("file")) return flags;
+  const std::string& file = flags.text("file");
+  input::OptionValues values = input::read_experiment_as(input::read_toml(file), file, input::Command::Plan).values;
+  input::OptionValues overrides(input::Command::Plan);
+  for (const auto& [option, value] : flags.given())
+    if (option->flag != "file") overrides.set(*option, *value);
+  values.merge(overrides);
+  return values;
+}
+
+int run_plan(const input::OptionValues& flags) {
+  const input::OptionValues v = plan_values(flags);
   const auto simulate = [](const input::Experiment& experiment) {
     return guarded([&] { return run_and_print(experiment); });
   };
@@ -29,8 +45,13 @@ int run_plan(const input::OptionValues& v) {
     return kExitOk;
   }
   plan::print_plan_table(std::cout, outcome, v.has("tokens") ? v.number("tokens") : 0);
-  std::cerr << fmt::format("plan: wrote {}/plan.csv{}\n", out,
-                           !outcome.rows.empty() && outcome.rows.front().simulation >= 0 ? ", best.toml" : "");
+  const bool pareto = !outcome.rows.empty() && outcome.rows.front().place > 0;
+  if (pareto)
+    if (const std::string why = draw_pareto(out + "/plan.csv", out + "/pareto.png"); !why.empty())
+      log::cli().warn("pareto.png could not be drawn: {}", why);
+  std::cerr << fmt::format("plan: wrote {}/plan.csv{}{}\n", out,
+                           !outcome.rows.empty() && outcome.rows.front().simulation >= 0 ? ", best.toml" : "",
+                           pareto ? ", pareto.png" : "");
   return kExitOk;
 }
 

@@ -53,8 +53,11 @@ void insert(toml::table& section, const std::string& key, const Value& value) {
 }  // namespace
 
 Experiment read_experiment(const toml::table& table, const std::string& source) {
-  Experiment experiment{OptionValues(experiment_command(table, source))};
-  const Command command = experiment.command();
+  return read_experiment_as(table, source, experiment_command(table, source));
+}
+
+Experiment read_experiment_as(const toml::table& table, const std::string& source, Command command) {
+  Experiment experiment{OptionValues(command)};
   for (const auto& [section_name, section_node] : table) {
     const std::string section(section_name.str());
     const std::string section_shown = shown(section);
@@ -62,16 +65,18 @@ Experiment read_experiment(const toml::table& table, const std::string& source) 
     if (!keys)
       throw InputError(fmt::format("{}: {}: expected a section such as [parallel], got {}", where(source, section_node),
                                    section_shown, toml_type_name(section_node)));
-    if (section != "platform" && section != "parallel" && section != "model" && section != "sim" && section != "output")
+    const bool plan = command == Command::Plan && section == "plan";
+    if (section != "platform" && section != "parallel" && section != "model" && section != "sim" &&
+        section != "output" && !plan)
       throw InputError(fmt::format("{}: [{}]: unknown section; an experiment has [platform], [parallel], [model], "
-                                   "[sim] and [output]",
-                                   where(source, section_node), section_shown));
+                                   "[sim] and [output]{}",
+                                   where(source, section_node), section_shown, command == Command::Plan ? ", a plan [plan] too" : ""));
     for (const auto& [key_name, value] : *keys) {
       const std::string key(key_name.str());
       if (section == "sim" && key == "command") continue;
       const OptionSpec* option = find_experiment_key(command, section, key);
       if (!option) {
-        if (!is_experiment_key(section + "." + key))
+        if (!is_experiment_key(section + "." + key) || command == Command::Plan)
           throw InputError(fmt::format("{}: [{}] {}: unknown key", where(source, value), section, shown(key)));
         const OptionSpec* other =
             find_experiment_key(command == Command::Simulate ? Command::Schedule : Command::Simulate, section, key);

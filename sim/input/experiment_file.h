@@ -19,6 +19,9 @@ struct Experiment {
 /// key by the schema. Throws InputError `SOURCE:LINE:COLUMN: [section] key: …` for an unknown section
 /// or key, a key the command does not take, or a value that breaks its option's rules.
 Experiment read_experiment(const toml::table& table, const std::string& source);
+/// The same for `command`'s options whatever [sim] command says: a plan file (plan.toml) holds plan's,
+/// its own keys in [plan].
+Experiment read_experiment_as(const toml::table& table, const std::string& source, Command command);
 
 /// The experiment as a table that read_experiment reads back to the same values: [sim] command and
 /// every option given (defaults are left out).

@@ -346,6 +346,9 @@ std::vector<OptionSpec> build_schema() {
        .help = "configurations at once in each Slurm task"},
 
       // --- plan -------------------------------------------------------------------------------------
+      {.flag = "file", .commands = {Plan}, .type = Path,
+       .help = "plan.toml: the plan's options as keys ([model], [platform], …, [plan]); flags override them",
+       .positional = true},
       {.flag = "global-batch", .section = "plan", .commands = {Plan}, .type = Integer, .unit = "sequences",
        .bounds = at_least(1), .help = "sequences per step, whatever the layout", .required = {Plan}},
       {.flag = "gpus", .section = "plan", .commands = {Plan}, .type = Text,

@@ -24,6 +24,7 @@ struct Layout {
   std::string& operator[](std::string_view axis);
   int number(std::string_view axis) const;  // an integer axis's value
   bool on(std::string_view axis) const { return (*this)[axis] == "on"; }
+  int gpus() const { return number("tp") * number("pp") * number("dp") * number("cp"); }
 
   /// "tp=8 pp=8 …", every axis in kAxes' order.
   std::string text() const;

@@ -122,12 +122,18 @@ void print_plan_table(std::ostream& out, const PlanOutcome& outcome, double toke
         100 * (*second.simulated_step / *best.simulated_step - 1), 100 * second.bubble_fraction,
         100 * best.bubble_fraction, second.estimate.peak_memory_bytes / kGiB, best.estimate.peak_memory_bytes / kGiB);
   }
-  if (tokens > 0 && !outcome.rows.empty() && outcome.rows[0].place > 0) {
-    const PlanRow& best = outcome.rows[0];
-    const double step = best.simulated_step ? *best.simulated_step : best.estimate.step_seconds;
+  // Each cluster size's best (one line with one size), and with --tokens what it takes to train.
+  std::vector<int> sizes;
+  for (const PlanRow& r : outcome.rows) {
+    if (r.place == 0 || std::find(sizes.begin(), sizes.end(), r.layout.gpus()) != sizes.end()) continue;
+    sizes.push_back(r.layout.gpus());
+    const double step = r.simulated_step ? *r.simulated_step : r.estimate.step_seconds;
     const double seconds = tokens / outcome.tokens_per_step * step;
-    out << fmt::format("to train on {:.3g} tokens: {:.1f} days on {} GPUs, {:.3g} GPU-hours\n", tokens,
-                       seconds / 86400, outcome.gpus, seconds * outcome.gpus / 3600);
+    if (tokens > 0)
+      out << fmt::format("{} GPUs, place {}: {:.4f} s a step; to train on {:.3g} tokens {:.1f} days, {:.4g} GPU-hours\n",
+                         r.layout.gpus(), r.place, step, tokens, seconds / 86400, seconds * r.layout.gpus() / 3600);
+    else if (r.place > 1)
+      out << fmt::format("{} GPUs: best at place {}, {:.4f} s a step\n", r.layout.gpus(), r.place, step);
   }
 }
 

@@ -120,22 +120,25 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
                                                      [&](const auto& g) { return g.node == facts.gpus[0].node; }));
   job.global_batch = static_cast<int>(v.integer("global-batch"));
   job.allow_tp_across_nodes = v.flag("allow-tp-across-nodes");
-  if (v.has("gpus")) {
-    const std::vector<int> counts = input::parse_gpu_counts(v.text("gpus"));
-    if (counts.size() > 1)
-      throw InputError(fmt::format("--gpus {}: one cluster size a plan for now; run one plan per size", v.text("gpus")));
-    if (counts[0] > job.gpus)
-      throw InputError(fmt::format("--gpus {}: the platform has {} GPUs", counts[0], job.gpus));
-    job.gpus = counts[0];
-  }
+  // One enumeration per cluster size (--gpus 256,512,1024 compares them in one plan).
+  std::vector<int> counts{job.gpus};
+  if (v.has("gpus")) counts = input::parse_gpu_counts(v.text("gpus"));
+  for (int n : counts)
+    if (n > job.gpus) throw InputError(fmt::format("--gpus {}: the platform has {} GPUs", n, job.gpus));
   const Space space = read_space(v);
-  const Enumeration enumeration = enumerate(job, space);
+  Enumeration enumeration;
+  for (int n : counts) {
+    job.gpus = n;
+    Enumeration e = enumerate(job, space);
+    std::cerr << fmt::format("plan: {} layouts of {} GPUs enumerated, {} candidates ({} excluded by the rules)\n",
+                             e.combinations, n, e.candidates.size(), e.combinations - e.candidates.size());
+    enumeration.combinations += e.combinations;
+    for (const auto& [rule, count] : e.excluded) enumeration.excluded[rule] += count;
+    std::move(e.candidates.begin(), e.candidates.end(), std::back_inserter(enumeration.candidates));
+  }
   PlanOutcome outcome;
   outcome.combinations = enumeration.combinations;
   outcome.excluded = enumeration.excluded;
-  std::cerr << fmt::format("plan: {} layouts of {} GPUs enumerated, {} candidates ({} excluded by the rules)\n",
-                           enumeration.combinations, job.gpus, enumeration.candidates.size(),
-                           enumeration.combinations - enumeration.candidates.size());
 
   // Stages 1 and 2: the memory model, then the contention-free engine, for every candidate.
   EstimateSetup setup;
@@ -179,9 +182,17 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
   std::cerr << fmt::format("plan: {} candidates estimated, {} excluded by memory or the run's rules\n",
                            estimated.size(), rows.size() - estimated.size());
 
-  // Stage 3: the best K by estimate, and --also's, simulated with contention as a sweep.
+  // Stage 3: the best K by estimate of each cluster size, and --also's, simulated with contention as a sweep.
   const std::size_t top = static_cast<std::size_t>(v.integer("top"));
-  std::vector<std::size_t> chosen(estimated.begin(), estimated.begin() + std::min(top, estimated.size()));
+  std::vector<std::size_t> chosen;
+  for (int n : counts) {
+    std::size_t taken = 0;
+    for (std::size_t i : estimated)
+      if (taken < top && rows[i].layout.gpus() == n) {
+        chosen.push_back(i);
+        ++taken;
+      }
+  }
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (std::find(also.begin(), also.end(), rows[i].layout.text()) != also.end() &&
         std::find(chosen.begin(), chosen.end(), i) == chosen.end() && rows[i].stage == "estimated")
@@ -236,7 +247,6 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
   if (!outcome.rows.empty() && outcome.rows.front().simulation >= 0)
     output::write_atomically(out + "/best.toml",
                              input::experiment_text(spec.configurations[outcome.rows.front().simulation].experiment));
-  outcome.gpus = job.gpus;
   outcome.tokens_per_step = static_cast<double>(job.global_batch) * job.model.seq;
   return outcome;
 }

@@ -32,7 +32,6 @@ struct PlanOutcome {
   std::vector<PlanRow> rows;  // in plan.csv's order
   std::size_t combinations = 0;
   std::map<std::string, std::size_t> excluded;  // rule → combinations, the enumeration's and the stages'
-  int gpus = 0;
   double tokens_per_step = 0;  // global batch × sequence
   bool submitted = false;                       // --slurm: the simulations run later (--merge)
   std::string slurm_job;

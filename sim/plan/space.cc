@@ -139,6 +139,19 @@ std::string given_text(const input::OptionValues& v, std::string_view flag) {
   throw std::logic_error(fmt::format("plan: --{} is not given", flag));
 }
 
+// A --space value as simulate's option reads it (--space tp=3x fails as --tp 3x would); flags take on or off.
+void check_value(const input::OptionSpec& option, const std::string& value, const std::string& item) {
+  if (option.type == input::ValueType::Flag) {
+    if (value != "on" && value != "off") throw InputError(fmt::format("--space {}: {}: expected on or off", item, value));
+    return;
+  }
+  try {
+    (void)input::parse_value(option, value);
+  } catch (const input::BrokenRule& broken) {
+    throw InputError(fmt::format("--space {}: {}: {}", item, value, broken.rule));
+  }
+}
+
 }  // namespace
 
 Space read_space(const input::OptionValues& v) {
@@ -164,16 +177,9 @@ Space read_space(const input::OptionValues& v) {
       throw InputError(fmt::format("--space {}: expected AXIS=V1,V2,…", item));
     const std::string axis = item.substr(0, equals);
     std::vector<std::string> values = split_list(std::string_view(item).substr(equals + 1));
-    // Each value as simulate's option of that name reads it (--space tp=3x fails as --tp 3x would).
-    if (const input::OptionSpec* option = input::find_option(input::Command::Simulate, axis))
-      for (const std::string& value : values)
-        if (option->type == input::ValueType::Flag) {
-          if (value != "on" && value != "off") throw InputError(fmt::format("--space {}: {}: expected on or off", item, value));
-        } else try {
-            (void)input::parse_value(*option, value);
-          } catch (const input::BrokenRule& broken) {
-            throw InputError(fmt::format("--space {}: {}: {}", item, value, broken.rule));
-          }
+    if (const input::OptionSpec* option = input::find_option(input::Command::Simulate, axis)) {
+      for (const std::string& value : values) check_value(*option, value, item);
+    }
     add(axis, std::move(values), "--space " + item);
   }
   return space;

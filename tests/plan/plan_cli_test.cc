@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "command_runner.h"
@@ -56,6 +57,8 @@ TEST(PlanCli, TheBestLayoutIsSimulatedAndBestTomlRerunsItToTheDigit) {
     EXPECT_EQ(std::stoi(rows[i][1]) * std::stoi(rows[i][2]) * std::stoi(rows[i][3]), 8);
     EXPECT_EQ(std::stoi(rows[i][3]) * std::stoi(rows[i][6]) * std::stoi(rows[i][7]), 16);
   }
+  // The picture of step time against memory is drawn.
+  EXPECT_GT(read_file(dir + "/pareto.png").size(), 1000u);
   // best.toml is the first row's experiment: rerun, it gives that row's simulated step to the digit.
   const auto best = run_pipegrid("run " + dir + "/best.toml --format json");
   ASSERT_EQ(best.exit_code, 0) << best.err;
@@ -67,6 +70,30 @@ TEST(PlanCli, TheBestLayoutIsSimulatedAndBestTomlRerunsItToTheDigit) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("plan: simulated 3 layouts (3 already done"), std::string::npos) << again.err;
   EXPECT_EQ(read_file(dir + "/plan.csv"), first);
+}
+
+TEST(PlanCli, APlanFileIsReadThroughTheSchemaAndFlagsOverrideIt) {
+  const std::string dir = fresh_dir("plan-file");
+  {
+    std::ofstream toml(dir + "/plan.toml");
+    toml << "[model]\nname = \"gpt-1.7b\"\n[platform]\npreset = \"dgx-a100\"\nnodes = 1\n"
+            "[plan]\nglobal_batch = 16\ntop = 1\nspace = [\"schedule=1f1b\", \"recompute=none\", \"micro-batch=1\"]\n";
+  }
+  const auto r = run_pipegrid("plan " + dir + "/plan.toml --gpus 4,8 --out " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Both cluster sizes enumerated, the best of each simulated (--top 1 a size).
+  EXPECT_NE(r.err.find("layouts of 4 GPUs enumerated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("layouts of 8 GPUs enumerated"), std::string::npos) << r.err;
+  const auto rows = csv_rows(read_file(dir + "/out/plan.csv"));
+  int simulated = 0;
+  for (const auto& row : rows) simulated += row.size() > 18 && row[18] == "simulated";
+  EXPECT_EQ(simulated, 2);
+  const auto bad = run_pipegrid("plan " + dir + "/plan.toml --space foo=1 --out " + dir + "/out");
+  EXPECT_EQ(bad.exit_code, 2);
+  std::ofstream(dir + "/bad.toml") << "[plan]\nglobal_batch = 16\nwhat = 1\n";
+  const auto unknown = run_pipegrid("plan " + dir + "/bad.toml --out " + dir + "/out");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("[plan] what: unknown key"), std::string::npos) << unknown.err;
 }
 
 TEST(PlanCli, NothingFitsNamesTheClosestLayoutAndWhatItLacks) {
