@@ -13,6 +13,7 @@
 #include "sim/input/experiment_file.h"
 #include "sim/plan/plan_files.h"
 #include "sim/plan/plan_run.h"
+#include "sim/report/report.h"
 
 namespace pipegrid::cli {
 
@@ -49,9 +50,10 @@ int run_plan(const input::OptionValues& flags) {
   if (pareto)
     if (const std::string why = draw_pareto(out + "/plan.csv", out + "/pareto.png"); !why.empty())
       log::cli().warn("pareto.png could not be drawn: {}", why);
-  std::cerr << fmt::format("plan: wrote {}/plan.csv{}{}\n", out,
+  if (v.flag("report")) report::write_report(out);
+  std::cerr << fmt::format("plan: wrote {}/plan.csv, plan.json{}{}{}\n", out,
                            !outcome.rows.empty() && outcome.rows.front().simulation >= 0 ? ", best.toml" : "",
-                           pareto ? ", pareto.png" : "");
+                           pareto ? ", pareto.png" : "", v.flag("report") ? ", report.html" : "");
   return kExitOk;
 }
 

@@ -371,6 +371,8 @@ std::vector<OptionSpec> build_schema() {
        .help = "DIR: plan.csv, best.toml, simulate.toml and the simulated runs", .required = {Plan}},
       {.flag = "jobs", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 4096),
        .help = "estimates and simulations at once (default: one per core)"},
+      {.flag = "report", .section = "plan", .commands = {Plan}, .type = Flag, .default_text = "false",
+       .help = "also write DIR/report.html: the plan as one self-contained page"},
 
       // --- pitfalls ---------------------------------------------------------------------------------
       {.flag = "name", .commands = {Pitfalls}, .type = Text,

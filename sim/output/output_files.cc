@@ -26,13 +26,19 @@ constexpr std::array<std::string_view, 10> kResultColumns = {
     "id", "status", "message", "makespan", "first_step", "steady_step", "bubble_fraction", "tflops_per_gpu", "mfu",
     "samples_per_second"};
 
+// A plan's candidates (sim/plan/plan_files.h), a contract: issue 37 names them.
+constexpr std::array<std::string_view, 20> kPlanColumns = {
+    "place", "tp", "pp", "dp", "cp", "ep", "micro_batch", "microbatches", "schedule", "chunks", "recompute",
+    "sequence_parallel", "zero", "peak_memory_bytes", "estimated_step_s", "simulated_step_s", "tflops_per_gpu", "mfu",
+    "stage", "excluded_by"};
+
 using enum OutputFile;
 
 // In the order `pipegrid report` names the files it reads. status.json is read by the report too, for
 // the warning an unfinished run gets, but it is not what the page is drawn from: it stays out of the
 // page's footer and of what an empty folder is told.
 constexpr bool kReportReads = true, kRunWrites = true;
-constexpr std::array<OutputFileSpec, 18> kFiles = {{
+constexpr std::array<OutputFileSpec, 23> kFiles = {{
     {Status, "status.json",
      "written first and last: running, then how the run ended (complete, deadlock, platform-failure, interrupted, "
      "error) with its exit code",
@@ -64,6 +70,12 @@ constexpr std::array<OutputFileSpec, 18> kFiles = {{
     {Results, "results.csv", "a sweep's outcome: one row per configuration", kResultColumns, 1},
     {RunInputs, "inputs.json", "a sweep run's input files' hashes and pipegrid's version", {}, 1},
     {RunStdout, "stdout.json", "a sweep run's summary as the child printed it", {}, 1},
+    {PlanCsv, "plan.csv", "a plan's candidates, one row each: its place, estimate, simulated step, or why it was excluded",
+     kPlanColumns, 1},
+    {PlanJson, "plan.json", "a plan's inputs and what each stage saw: combinations, exclusions by rule, the best", {}, 1},
+    {BestToml, "best.toml", "the plan's best layout as an experiment: `pipegrid run best.toml` reruns it", {}, 1},
+    {ParetoPng, "pareto.png", "a plan's step time against peak memory", {}, 1},
+    {SimulateToml, "simulate.toml", "the sweep a plan runs to simulate its best layouts with contention", {}, 1},
 }};
 
 std::string join(std::span<const std::string_view> names, std::string_view separator) {

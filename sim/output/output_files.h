@@ -31,6 +31,11 @@ enum class OutputFile {
   Results,         // a sweep's results.csv
   RunInputs,       // a sweep run's inputs.json
   RunStdout,       // a sweep run's stdout.json
+  PlanCsv,         // a plan's plan.csv
+  PlanJson,        // a plan's plan.json
+  BestToml,        // a plan's best.toml
+  ParetoPng,       // a plan's pareto.png
+  SimulateToml,    // a plan's simulate.toml
 };
 
 struct OutputFileSpec {

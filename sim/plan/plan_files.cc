@@ -7,6 +7,7 @@
 
 #include "sim/input/experiment_file.h"
 #include "sim/output/atomic_file.h"
+#include "sim/output/output_files.h"
 
 namespace pipegrid::plan {
 
@@ -74,13 +75,8 @@ void order_rows(std::vector<PlanRow>& rows) {
   for (PlanRow& r : rows) r.place = rank(r) < 2 ? ++place : 0;
 }
 
-std::string plan_csv_header() {
-  return "place,tp,pp,dp,cp,ep,micro_batch,microbatches,schedule,chunks,recompute,sequence_parallel,zero,"
-         "peak_memory_bytes,estimated_step_s,simulated_step_s,tflops_per_gpu,mfu,stage,excluded_by";
-}
-
 void write_plan_csv(const std::string& dir, const std::vector<PlanRow>& rows) {
-  std::string text = plan_csv_header() + "\n";
+  std::string text = output::csv_header(output::OutputFile::PlanCsv);
   for (const PlanRow& r : rows) {
     const Layout& l = r.layout;
     std::string why = r.estimate.excluded_by;
@@ -95,7 +91,43 @@ void write_plan_csv(const std::string& dir, const std::vector<PlanRow>& rows) {
                         r.simulated_step ? number(r.tflops_per_gpu) : "", r.simulated_step ? number(r.mfu) : "",
                         r.stage, why);
   }
-  output::write_atomically(dir + "/plan.csv", text);
+  output::write_atomically(output::output_path(dir, output::OutputFile::PlanCsv), text);
+}
+
+namespace {
+
+nlohmann::json row_json(const PlanRow& r) {
+  nlohmann::json layout;
+  for (std::size_t i = 0; i < kAxes.size(); ++i) layout[std::string(kAxes[i])] = r.layout.values[i];
+  nlohmann::json row = {{"place", r.place}, {"layout", layout}, {"text", r.layout.text()},
+                        {"peak_memory_bytes", r.estimate.peak_memory_bytes},
+                        {"estimated_step_s", r.estimate.step_seconds}, {"stage", r.stage}};
+  if (r.simulated_step)
+    row.update({{"simulated_step_s", *r.simulated_step}, {"tflops_per_gpu", r.tflops_per_gpu}, {"mfu", r.mfu},
+                {"bubble_fraction", r.bubble_fraction}});
+  return row;
+}
+
+}  // namespace
+
+void write_plan_json(const std::string& dir, const PlanOutcome& outcome, const nlohmann::json& inputs) {
+  std::size_t estimated = 0, simulated = 0;
+  for (const PlanRow& r : outcome.rows) {
+    estimated += r.estimate.step_seconds > 0;
+    simulated += r.stage == "simulated";
+  }
+  nlohmann::json best = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(2, outcome.rows.size()); ++i)
+    if (outcome.rows[i].place > 0) best.push_back(row_json(outcome.rows[i]));
+  const nlohmann::json plan = {{"inputs", inputs},
+                               {"combinations", outcome.combinations},
+                               {"excluded", outcome.excluded},
+                               {"candidates", outcome.rows.size()},
+                               {"estimated", estimated},
+                               {"simulated", simulated},
+                               {"submitted", outcome.submitted},
+                               {"best", best}};
+  output::write_atomically(output::output_path(dir, output::OutputFile::PlanJson), plan.dump(2) + "\n");
 }
 
 void print_plan_table(std::ostream& out, const PlanOutcome& outcome, double tokens) {

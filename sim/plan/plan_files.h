@@ -2,6 +2,7 @@
 // plan.csv (one row per candidate), and the table of the best layouts on stdout.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,10 +20,12 @@ std::string simulate_sweep_text(const input::OptionValues& base, const std::vect
 /// estimated by estimate, ties by peak memory and then the layout's text; then the excluded.
 void order_rows(std::vector<PlanRow>& rows);
 
-/// plan.csv's header (the columns are a contract: docs/planning.md).
-std::string plan_csv_header();
-/// DIR/plan.csv, whole or not at all.
+/// DIR/plan.csv (its columns: output_files.h), whole or not at all.
 void write_plan_csv(const std::string& dir, const std::vector<PlanRow>& rows);
+
+/// DIR/plan.json: `inputs` (what was planned), the combinations, how many each rule and stage
+/// excluded, how many were estimated and simulated, and the best two rows.
+void write_plan_json(const std::string& dir, const PlanOutcome& outcome, const nlohmann::json& inputs);
 
 /// The best layouts as a table, and why the runner-up lost; with `tokens` > 0 the days and GPU-hours
 /// the best would take to train on them.

@@ -243,6 +243,14 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
   order_rows(rows);
   outcome.rows = std::move(rows);
   write_plan_csv(out, outcome.rows);
+  nlohmann::json inputs = {{"model", job.model.name},
+                           {"platform", platform.generated ? "--preset " + platform.preset : platform.file},
+                           {"gpus", counts},
+                           {"global_batch", job.global_batch},
+                           {"memory_gib", setup.memory_bytes > 0 ? nlohmann::json(setup.memory_bytes / kGiB) : nlohmann::json("capacity less 5 GiB")},
+                           {"top", top}};
+  for (const auto& [axis, values] : space.values) inputs["space"][axis] = values;
+  write_plan_json(out, outcome, inputs);
   // The best layout's experiment, as its simulation ran it: `pipegrid run best.toml` gives its step.
   if (!outcome.rows.empty() && outcome.rows.front().simulation >= 0)
     output::write_atomically(out + "/best.toml",

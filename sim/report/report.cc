@@ -8,6 +8,7 @@
 #include "common/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/report/html_lesson.h"
+#include "sim/report/html_plan.h"
 #include "sim/report/html_page.h"
 #include "sim/report/html_text.h"
 #include "sim/report/report_run.h"
@@ -94,6 +95,7 @@ std::string pitfall_page(const RunFiles& top, const std::vector<std::string>& fi
 }  // namespace
 
 std::string report_html(const std::string& dir) {
+  if (is_plan_folder(dir)) return plan_page(dir);
   const RunFiles files = read_run_files(dir);
   std::error_code error;
   if (fs::is_directory(files.folder("broken"), error))

@@ -29,6 +29,7 @@ WINDOW = (1200, 1800)
 F_BLUE = (0x3B, 0x75, 0xAF)      # experiments/plot/gantt.py's F
 B_GREEN = (0x2E, 0x9E, 0x4F)     # and B
 DEADLOCK_RED = (0xC6, 0x28, 0x28)
+PARETO_ORANGE = (0xFF, 0x7F, 0x0E)  # matplotlib's tab:orange, experiments/plot/pareto.py's front
 
 
 def format_number(x):
@@ -180,6 +181,17 @@ def main(argv):
     checks.text(chromium.dom(page), page,
                 [lesson["title"], lesson["why"], f"Broken: deadlock at t = {format_number(deadlock['time'])} s",
                  f"Fixed: makespan {format_number(fixed['makespan'])} s", chain])
+
+    # A plan's page: what each stage kept, the best layouts, the picture of step time against memory.
+    pipegrid(args.pipegrid, "plan", "--model", "gpt-1.7b", "--preset", "dgx-a100", "--nodes", "1", "--global-batch",
+             "16", "--top", "2", "--jobs", "2", "--space", "schedule=1f1b,interleaved", "--space", "recompute=none",
+             "--out", str(work / "plan"), "--report", expect=0)
+    plan = json.loads((work / "plan/plan.json").read_text())
+    page = work / "plan/report.html"
+    checks.screenshot(chromium, page, work / "plan.png", [("Pareto front orange", PARETO_ORANGE)])
+    checks.text(chromium.dom(page), page,
+                ["What each stage kept", str(plan["combinations"]), "Why the runner-up lost", plan["best"][0]["text"],
+                 f"{plan['best'][0]['simulated_step_s']:.4f}"])
 
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
