@@ -104,7 +104,7 @@ nlohmann::json row_json(const PlanRow& r) {
                         {"estimated_step_s", r.estimate.step_seconds}, {"stage", r.stage}};
   if (r.simulated_step)
     row.update({{"simulated_step_s", *r.simulated_step}, {"tflops_per_gpu", r.tflops_per_gpu}, {"mfu", r.mfu},
-                {"bubble_fraction", r.bubble_fraction}});
+                {"bubble_fraction", r.bubble_fraction}, {"exposed_comm_s", r.exposed_comm_seconds}});
   return row;
 }
 
@@ -150,9 +150,11 @@ void print_plan_table(std::ostream& out, const PlanOutcome& outcome, double toke
   if (outcome.rows.size() >= 2 && outcome.rows[1].simulated_step && outcome.rows[0].simulated_step) {
     const PlanRow &best = outcome.rows[0], &second = outcome.rows[1];
     out << fmt::format(
-        "runner-up: {:.2f} % slower; bubble {:.1f} % against {:.1f} %, peak memory {:.1f} against {:.1f} GiB\n",
+        "runner-up: {:.2f} % slower; bubble {:.1f} % against {:.1f} %, exposed communication {:.3f} against {:.3f} s, "
+        "peak memory {:.1f} against {:.1f} GiB\n",
         100 * (*second.simulated_step / *best.simulated_step - 1), 100 * second.bubble_fraction,
-        100 * best.bubble_fraction, second.estimate.peak_memory_bytes / kGiB, best.estimate.peak_memory_bytes / kGiB);
+        100 * best.bubble_fraction, second.exposed_comm_seconds, best.exposed_comm_seconds,
+        second.estimate.peak_memory_bytes / kGiB, best.estimate.peak_memory_bytes / kGiB);
   }
   // Each cluster size's best (one line with one size), and with --tokens what it takes to train.
   std::vector<int> sizes;

@@ -1,7 +1,9 @@
 #include "sim/plan/plan_run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <fmt/format.h>
 #include <iostream>
 #include <set>
@@ -13,6 +15,7 @@
 #include "sim/input/option_schema.h"
 #include "sim/input/text_values.h"
 #include "sim/output/atomic_file.h"
+#include "sim/output/output_files.h"
 #include "sim/plan/plan_files.h"
 #include "sim/plan/space.h"
 #include "sim/platform/platform_reader.h"
@@ -48,17 +51,20 @@ input::OptionValues simulate_base(const input::OptionValues& v) {
   return base;
 }
 
-// A stage line on stderr; on a terminal the estimate's count rewrites itself.
+// A stage line on stderr with its ETA (the time so far per candidate); on a terminal it rewrites
+// itself, otherwise a line each tenth.
 class StageProgress {
  public:
-  explicit StageProgress(std::size_t total) : total_(total), terminal_(isatty(STDERR_FILENO) != 0) {}
+  explicit StageProgress(std::size_t total)
+      : total_(total), terminal_(isatty(STDERR_FILENO) != 0), start_(std::chrono::steady_clock::now()) {}
   void operator()(std::size_t done) {
-    if (terminal_) {
-      std::cerr << fmt::format("\rplan: estimated {} of {} candidates", done, total_) << std::flush;
-    } else if (done * 10 / std::max<std::size_t>(total_, 1) > shown_ * 10 / std::max<std::size_t>(total_, 1) ||
-               (done == total_ && shown_ != done)) {
-      std::cerr << fmt::format("plan: estimated {} of {} candidates\n", done, total_);
-    }
+    const auto tenth = [&](std::size_t n) { return n * 10 / std::max<std::size_t>(total_, 1); };
+    if (!terminal_ && tenth(done) == tenth(shown_) && !(done == total_ && shown_ != done)) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+    std::cerr << fmt::format("{}plan: estimated {} of {} candidates, {:.0f} s, ETA {:.0f} s{}", terminal_ ? "\r" : "",
+                             done, total_, elapsed, eta, terminal_ ? "  " : "\n")
+              << std::flush;
     shown_ = done;
   }
   ~StageProgress() {
@@ -68,6 +74,7 @@ class StageProgress {
  private:
   std::size_t total_, shown_ = 0;
   bool terminal_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 bool before(const PlanRow& a, const PlanRow& b, double ta, double tb) {
@@ -94,6 +101,22 @@ bool before(const PlanRow& a, const PlanRow& b, double ta, double tb) {
   std::string rules;
   for (const auto& [rule, count] : space.excluded) rules += fmt::format("; {} ({})", rule, count);
   throw InputError(fmt::format("plan: no layout of the {} combinations can run{}", space.combinations, rules));
+}
+
+// The communication a simulated run's most exposed rank waited for (summary.json's ranks).
+double exposed_comm(const std::string& run_dir) {
+  std::ifstream in(output::output_path(run_dir, output::OutputFile::Summary));
+  const nlohmann::json summary = nlohmann::json::parse(in, nullptr, false);
+  double most = 0;
+  if (summary.is_discarded() || !summary.contains("ranks")) return most;
+  for (const nlohmann::json& rank : summary["ranks"]) {
+    double sum = 0;
+    const nlohmann::json exposed = rank.value("exposed_comm", nlohmann::json::object());
+    for (const auto& [kind, seconds] : exposed.items())
+      if (seconds.is_number()) sum += seconds.get<double>();
+    most = std::max(most, sum);
+  }
+  return most;
 }
 
 }  // namespace
@@ -238,6 +261,7 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
       row.tflops_per_gpu = std::stod(r.metrics.at("tflops_per_gpu"));
       row.mfu = std::stod(r.metrics.at("mfu"));
       row.bubble_fraction = std::stod(r.metrics.at("bubble_fraction"));
+      row.exposed_comm_seconds = exposed_comm(options.out + "/runs/" + r.id);
     }
   }
   order_rows(rows);

@@ -22,6 +22,7 @@ struct PlanRow {
   std::optional<double> simulated_step;  // summary.json's makespan of its SimGrid run
   double tflops_per_gpu = 0, mfu = 0;    // of the SimGrid run, else of the estimate
   double bubble_fraction = 0;            // of the SimGrid run
+  double exposed_comm_seconds = 0;       // of the SimGrid run: its rank with the most, every kind summed
   std::string simulation_status;         // the sweep's status of its run ("" when not simulated)
   int simulation = -1;                   // its configuration in DIR/simulate.toml
   std::string stage;                     // excluded, estimated, simulated

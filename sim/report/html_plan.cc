@@ -119,11 +119,13 @@ std::string plan_page(const std::string& dir) {
     body += section_html(2, "Why the runner-up lost",
                          paragraphs(fmt::format(
                              "The best, {}, steps in {:.4f} s. The runner-up, {}, takes {:.2f} % longer: its bubble "
-                             "is {:.1f} % of the step against {:.1f} %, and its fullest GPU holds {:.1f} GiB against "
+                             "is {:.1f} % of the step against {:.1f} %, its most exposed rank waits {:.3f} s for "
+                             "communication against {:.3f} s, and its fullest GPU holds {:.1f} GiB against "
                              "{:.1f} GiB.",
                              best[0]["text"].get<std::string>(), a, best[1]["text"].get<std::string>(),
                              100 * (b / a - 1), 100 * best[1].value("bubble_fraction", 0.0),
-                             100 * best[0].value("bubble_fraction", 0.0),
+                             100 * best[0].value("bubble_fraction", 0.0), best[1].value("exposed_comm_s", 0.0),
+                             best[0].value("exposed_comm_s", 0.0),
                              best[1]["peak_memory_bytes"].get<double>() / (1u << 30),
                              best[0]["peak_memory_bytes"].get<double>() / (1u << 30))));
   }
