@@ -213,6 +213,21 @@ echo "slurm: all $tasks tasks COMPLETED with exit code 0:0 in $repo, each with i
 diff "$state/local/results.csv" "$array_out/results.csv" || fail "the merged results differ from the local run's"
 echo "slurm: the job array's merged results.csv is byte-identical to the local run's ($configurations configurations)"
 
+# --- A plan's simulations as a job array (the sweep it writes, DIR/simulate.toml): --merge gives the
+# local plan's plan.csv, byte for byte.
+plan=(plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 16 --top 3 --jobs 2
+      --space schedule=1f1b,interleaved --space recompute=none)
+"$pipegrid" "${plan[@]}" --out "$state/plan-local" > /dev/null 2> "$state/log/plan-local.err" ||
+  fail "the local plan failed: $(cat "$state/log/plan-local.err")"
+job=$("$pipegrid" "${plan[@]}" --out "$state/plan-array" --slurm --array-size 2 2> "$state/log/plan-submit.err") ||
+  fail "pipegrid plan --slurm failed: $(cat "$state/log/plan-submit.err")"
+[[ "$job" =~ ^[0-9]+$ ]] || fail "pipegrid plan --slurm printed '$job', not a job id"
+wait_for 300 eval '! job_pending' || fail "the plan's job array $job still in the queue after 300 s"
+"$pipegrid" "${plan[@]}" --out "$state/plan-array" --merge > /dev/null 2> "$state/log/plan-merge.err" ||
+  fail "pipegrid plan --merge failed: $(cat "$state/log/plan-merge.err")"
+diff "$state/plan-local/plan.csv" "$state/plan-array/plan.csv" || fail "the merged plan differs from the local one"
+echo "slurm: a plan's simulations as job array $job, merged: plan.csv byte-identical to the local plan's"
+
 # --- scancel mid-flight: a task of runs a few seconds long, two at a time, cancelled once it has
 # written a row and still runs. Slurm sends SIGTERM to the task's processes (SIGKILL after KillWait):
 # every run must end with the sweep, the rows it finished stay, and the array submitted again reruns
