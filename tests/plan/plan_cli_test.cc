@@ -88,6 +88,20 @@ TEST(PlanCli, APlanFileIsReadThroughTheSchemaAndFlagsOverrideIt) {
   int simulated = 0;
   for (const auto& row : rows) simulated += row.size() > 18 && row[18] == "simulated";
   EXPECT_EQ(simulated, 2);
+  // --also: a layout the estimate ranks low is simulated too, and placed by its simulated step.
+  const std::string also =
+      "tp=2 pp=1 dp=2 cp=1 ep=1 micro-batch=1 microbatches=8 schedule=1f1b chunks=0 recompute=none "
+      "sequence-parallel=on zero=1 grad-overlap=on precision=bf16 placement=tp-dp-pp cp-algo=ring "
+      "tp-comm-overlap=off layer-split=balanced";
+  const auto with_also = run_pipegrid("plan " + dir + "/plan.toml --gpus 4 --also \"" + also + "\" --out " + dir + "/also");
+  ASSERT_EQ(with_also.exit_code, 0) << with_also.err;
+  int also_simulated = 0, simulated_with_also = 0;
+  for (const auto& row : csv_rows(read_file(dir + "/also/plan.csv"))) {
+    also_simulated += row.size() > 18 && row[1] == "2" && row[2] == "1" && row[3] == "2" && row[18] == "simulated";
+    simulated_with_also += row.size() > 18 && row[18] == "simulated";
+  }
+  EXPECT_EQ(also_simulated, 1);
+  EXPECT_EQ(simulated_with_also, 2);  // --top 1's, and --also's
   const auto bad = run_pipegrid("plan " + dir + "/plan.toml --space foo=1 --out " + dir + "/out");
   EXPECT_EQ(bad.exit_code, 2);
   std::ofstream(dir + "/bad.toml") << "[plan]\nglobal_batch = 16\nwhat = 1\n";
