@@ -345,35 +345,6 @@ std::vector<OptionSpec> build_schema() {
       {.flag = "jobs-per-task", .commands = {Sweep, Plan}, .type = Integer, .bounds = at_least(1, 4096), .default_text = "1",
        .help = "configurations at once in each Slurm task"},
 
-      // --- plan -------------------------------------------------------------------------------------
-      {.flag = "file", .commands = {Plan}, .type = Path,
-       .help = "plan.toml: the plan's options as keys ([model], [platform], …, [plan]); flags override them",
-       .positional = true},
-      {.flag = "global-batch", .section = "plan", .commands = {Plan}, .type = Integer, .unit = "sequences",
-       .bounds = at_least(1), .help = "sequences per step, whatever the layout", .required = {Plan}},
-      {.flag = "gpus", .section = "plan", .commands = {Plan}, .type = Text,
-       .help = "GPUs the job takes, or a list to compare (256,512,1024); default: all of the platform's",
-       .syntax = gpu_counts_syntax},
-      {.flag = "memory", .section = "plan", .commands = {Plan}, .type = Number, .unit = "GiB",
-       .bounds = interval(0, true, 1e6, false),
-       .help = "memory a GPU may hold (default: its GPU file's capacity less the reserve, docs/planning.md)"},
-      {.flag = "top", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 100'000),
-       .default_text = "20", .help = "layouts simulated with contention, the best by the contention-free estimate"},
-      {.flag = "space", .section = "plan", .commands = {Plan}, .type = Texts,
-       .help = "AXIS=V1,V2,…: only these values of an axis (tp, pp, cp, ep, micro-batch, schedule, chunks, "
-               "recompute, sequence-parallel, zero, grad-overlap, precision, placement, cp-algo, "
-               "tp-comm-overlap, layer-split)"},
-      {.flag = "also", .section = "plan", .commands = {Plan}, .type = Texts,
-       .help = "a layout to simulate whatever its estimate, as plan.csv writes one (\"tp=8 pp=8 …\")"},
-      {.flag = "tokens", .section = "plan", .commands = {Plan}, .type = Number, .bounds = interval(0, true, 1e18, false),
-       .help = "tokens to train on: adds days and GPU-hours to the table"},
-      {.flag = "out", .section = "plan", .commands = {Plan}, .type = Text,
-       .help = "DIR: plan.csv, best.toml, simulate.toml and the simulated runs", .required = {Plan}},
-      {.flag = "jobs", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 4096),
-       .help = "estimates and simulations at once (default: one per core)"},
-      {.flag = "report", .section = "plan", .commands = {Plan}, .type = Flag, .default_text = "false",
-       .help = "also write DIR/report.html: the plan as one self-contained page"},
-
       // --- pitfalls ---------------------------------------------------------------------------------
       {.flag = "name", .commands = {Pitfalls}, .type = Text,
        .help = "a lesson of the catalogue to run, broken then fixed (none: list the lessons)", .positional = true},
@@ -410,6 +381,8 @@ std::vector<OptionSpec> build_schema() {
   };
   // clang-format on
   schema.insert(schema.end(), rest.begin(), rest.end());
+  const std::vector<OptionSpec> plan = plan_options();
+  schema.insert(schema.end(), plan.begin(), plan.end());
   return schema;
 }
 

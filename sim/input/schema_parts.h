@@ -26,5 +26,7 @@ inline constexpr double kMaxBytes = 1e15;
 inline constexpr Commands kSim{Command::Simulate};
 /// The model's entries, in the table's order: the model and how it is cut, then mixture of experts.
 std::vector<OptionSpec> model_options();
+/// `pipegrid plan`'s own entries (plan_options.cc).
+std::vector<OptionSpec> plan_options();
 
 }  // namespace pipegrid::input::schema
