@@ -89,6 +89,11 @@ std::vector<OptionSpec> model_options() {
                "on Hopper, MXFP8 on Blackwell; attention, LM head and gradients stay bf16); MFU is then against the "
                "FP8 peak",
        .identity_when_given = kSim},
+      {.flag = "fp8-moe-padding", .section = "model", .commands = kSim, .type = Choice,
+       .choices = names_of<bool>(model::kSwitches), .default_text = "on",
+       .help = "with --precision fp8: copy the routed experts' tokens to FP8's row alignment and back, as "
+               "Megatron-Core's TEGroupedMLP does (off: a dispatch that writes them aligned, as DeepEP can)",
+       .identity_when_given = kSim},
       {.flag = "recompute", .section = "model", .commands = kSim, .type = Choice, .choices = names_of<model::Recompute>(model::kRecomputes),
        .default_text = "none", .help = "activation recomputation"},
       {.flag = "scatter-gather", .section = "model", .commands = kSim, .type = Flag, .default_text = "false",

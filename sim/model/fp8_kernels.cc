@@ -30,7 +30,7 @@ bool gathers_grad_output(const Kernel& k) { return k.name == "projection.dgrad" 
 // Fp8Unpadding, which copy whether or not a row is added): a bf16 copy of the routed tokens, read 2
 // and write 2 bytes an element, each way, forward and again backward.
 template <typename Add>
-void pad_routed_tokens(const Kernel& k, Add& add) {
+void pad(const Kernel& k, Add& add) {
   const GemmShape& g = k.gemm;
   const bool first = k.name == "expert_gate_up";
   if (!first && k.name != "expert_down") return;
@@ -42,7 +42,7 @@ void pad_routed_tokens(const Kernel& k, Add& add) {
 
 }  // namespace
 
-void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_shards) {
+void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_shards, bool pad_routed_tokens) {
   const bool mx = recipe == Fp8Recipe::Mxfp8;
   // Bytes per element of a cast-transpose: read bf16 (2), write the row-wise and column-wise FP8
   // copies (1 + 1), and with MXFP8 a 1-byte E8M0 scale per 32 elements of each.
@@ -78,7 +78,7 @@ void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_sha
         add("fp8_cast_input", k, k.pass, cast * a);
       }
       if (k.pass == Pass::F) add("fp8_cast_weight", k, Pass::Step, cast * g.k * g.n * g.batch);  // once a step
-      if (k.part == Part::Routed) pad_routed_tokens(k, add);
+      if (k.part == Part::Routed && pad_routed_tokens) pad(k, add);
     } else if (is_dgrad) {
       backward = true;
       // Its output gradient, which wgrad reuses. Under sequence parallelism a row-parallel GEMM's is

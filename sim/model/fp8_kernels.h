@@ -23,7 +23,9 @@ namespace pipegrid::model::detail {
 /// - with delayed scaling (Hopper), one amax-and-scale update per forward and per backward of the
 ///   stage (TE's fused `reduce_and_update_fp8_tensors`); MXFP8 (Blackwell) writes a 1-byte scale per
 ///   32 elements of each copy instead and keeps no amax history.
+/// - around the routed experts' grouped GEMMs, Megatron-Core's TEGroupedMLP's copies of their tokens
+///   to FP8's row alignment and back (`pad_routed_tokens`, --fp8-moe-padding);
 /// `sequence_shards` is t under sequence parallelism, else 1.
-void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_shards);
+void run_in_fp8(std::vector<Kernel>& kernels, Fp8Recipe recipe, int sequence_shards, bool pad_routed_tokens = true);
 
 }  // namespace pipegrid::model::detail

@@ -238,7 +238,7 @@ std::vector<Kernel> stage_kernels(const Transformer& whole, const Parallelism& p
                    .gemm = {}, .bytes = static_cast<double>(stage.parameters) * (2.0 * options.gradient_bytes + 2) / tensors});
   }
   if (options.precision == ComputePrecision::Fp8)
-    detail::run_in_fp8(out, options.fp8_recipe, par.sequence_parallel ? t : 1);
+    detail::run_in_fp8(out, options.fp8_recipe, par.sequence_parallel ? t : 1, options.fp8_moe_padding);
   // The distributed optimizer updates each GPU's shard: the dense parameters' 1/d·cp, the routed
   // experts' 1/edp (memory_model.h, ParameterShards).
   const double dense = static_cast<double>(stage.parameters - stage.routed_parameters);

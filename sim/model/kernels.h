@@ -82,6 +82,7 @@ struct KernelOptions {
   int dp = 1;  // the GPUs the dense parameters are sharded over, d·cp (the routed experts: StageCost)
   ComputePrecision precision = ComputePrecision::Bf16;
   Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;  // the GPU's (gpu_spec.h), with precision Fp8
+  bool fp8_moe_padding = true;                // --fp8-moe-padding: TEGroupedMLP's copies (fp8_kernels.h)
 };
 
 /// One dense transformer layer on one GPU of its tensor-parallel group of t (no sequence

@@ -136,7 +136,8 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                      .distributed_optimizer = distributed,
                                      .dp = par.gradient_group_size(),
                                      .precision = spec.precision,
-                                     .fp8_recipe = gpu.fp8_recipe};
+                                     .fp8_recipe = gpu.fp8_recipe,
+                                     .fp8_moe_padding = spec.fp8_moe_padding};
   std::vector<model::StageCompute> computes;
   for (const model::StageCost& c : model_stages) {
     computes.push_back(model::stage_compute(model::stage_kernels(model, par, c, options), gpu, c.moe.assignments));
@@ -187,6 +188,7 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                   {"recipe", name_of<model::Fp8Recipe>(model::kFp8Recipes, gpu.fp8_recipe)},
                                   {"fp8_tensor_flops", gpu.fp8_tensor_flops},
                                   {"gradients_on_wire", "bf16"},
+                                  {"moe_padding", name_of<bool>(model::kSwitches, spec.fp8_moe_padding)},
                                   {"source", "Transformer Engine fp8_autocast as Megatron-Core runs it: the linear "
                                              "layers' GEMMs in FP8, the attention core, LM head and router in bf16; "
                                              "the main gradients reduced in their own dtype (docs/compute-model.md)"}};

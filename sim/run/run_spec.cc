@@ -191,6 +191,7 @@ ModelSpec read_model_spec(const OptionValues& v) {
                                  v.text("layer-split")));
   spec.flash_attention = v.flag("flash-attention");
   spec.precision = named<model::ComputePrecision>(v, "precision", model::kComputePrecisions);
+  spec.fp8_moe_padding = named<bool>(v, "fp8-moe-padding", model::kSwitches);
   if (spec.precision == model::ComputePrecision::Fp8 && v.has("compute-efficiency"))
     throw InputError("--precision fp8 with --compute-efficiency: one efficiency for every FLOP has no FP8 GEMMs to "
                      "speed up; drop one (fp8 needs the kernel model of a GPU with FP8 tensor cores)");

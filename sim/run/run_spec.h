@@ -76,6 +76,7 @@ struct ModelSpec {
   input::LayerSplitText layer_split;  // --layer-split
   bool flash_attention = false;
   model::ComputePrecision precision = model::ComputePrecision::Bf16;  // --precision
+  bool fp8_moe_padding = true;                                        // --fp8-moe-padding
   /// --zero (ZeRO stage; --distributed-optimizer is 1) and --fsdp-reshard-after-forward.
   int zero = 0;
   bool fsdp_reshard_after_forward = false;

@@ -140,6 +140,12 @@ TEST(Fp8, TheRoutedTokensArePaddedForTheGroupedGemmsAndTheSharedExpertsNot) {
   }
   const std::vector<Kernel> bf16 = stage_kernels(m, par, stage_costs(m, par)[1], {});
   EXPECT_DOUBLE_EQ(bytes_of(bf16, "fp8_padding", Pass::F), 0);
+  // --fp8-moe-padding off: a dispatch that writes the tokens aligned (DeepEP's) leaves no copies.
+  KernelOptions aligned = options;
+  aligned.fp8_moe_padding = false;
+  const std::vector<Kernel> unpadded = stage_kernels(m, par, stage_costs(m, par)[1], aligned);
+  EXPECT_DOUBLE_EQ(bytes_of(unpadded, "fp8_padding", Pass::F) + bytes_of(unpadded, "fp8_unpadding.bwd", Pass::I), 0);
+  EXPECT_EQ(unpadded.size(), fp8.size() - 4);
 }
 
 TEST(Fp8, TheLinearLayersKeepTheirInputsInOneByte) {
