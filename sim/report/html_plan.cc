@@ -89,6 +89,8 @@ std::string best_html(const std::string& csv_path) {
   return fmt::format("<table>\n<tr>{}</tr>\n{}</table>\n", head, body);
 }
 
+std::string plan_page_of(const std::string& dir, const nlohmann::json& plan);
+
 }  // namespace
 
 bool is_plan_folder(const std::string& dir) {
@@ -98,12 +100,17 @@ bool is_plan_folder(const std::string& dir) {
 
 std::string plan_page(const std::string& dir) {
   const std::string json_path = output::output_path(dir, OutputFile::PlanJson);
-  nlohmann::json plan;
+  // A key of the wrong type is as malformed as broken JSON: one line naming the file (exit 2).
   try {
-    plan = nlohmann::json::parse(file_text(json_path));
+    return plan_page_of(dir, nlohmann::json::parse(file_text(json_path)));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a plan's JSON: {}", json_path, e.what()));
   }
+}
+
+namespace {
+
+std::string plan_page_of(const std::string& dir, const nlohmann::json& plan) {
   const nlohmann::json& inputs = plan.value("inputs", nlohmann::json::object());
   const std::string subtitle = fmt::format("{} on {}, global batch {}", inputs.value("model", std::string("?")),
                                            inputs.value("platform", std::string("?")), inputs.value("global_batch", 0));
@@ -132,5 +139,7 @@ std::string plan_page(const std::string& dir) {
   body += section_html(2, "The best layouts", best_html(output::output_path(dir, OutputFile::PlanCsv)));
   return page_html("pipegrid plan", subtitle, body, "from plan.json, plan.csv and pareto.png");
 }
+
+}  // namespace
 
 }  // namespace pipegrid::report

@@ -119,6 +119,14 @@ TEST(PlanCli, NothingFitsNamesTheClosestLayoutAndWhatItLacks) {
   EXPECT_NE(r.err.find("GiB more than the 20.0 GiB it may hold"), std::string::npos) << r.err;
 }
 
+TEST(PlanCli, AMalformedPlanJsonIsBadInputForTheReport) {
+  const std::string dir = fresh_dir("plan-bad-json");
+  std::ofstream(dir + "/plan.json") << "{\"combinations\": \"many\"}";
+  const auto r = run_pipegrid("report " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("plan.json: not a plan's JSON: "), std::string::npos) << r.err;
+}
+
 TEST(PlanCli, AnUnknownAxisOrADerivedOneIsRefused) {
   const std::string dir = fresh_dir("plan-bad-axis");
   const auto unknown = run_pipegrid("plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 16 --space foo=1 --out " + dir);
