@@ -1,8 +1,8 @@
 #include "sim/report/html_plan.h"
 
 #include <filesystem>
+#include <optional>
 #include <fmt/format.h>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -11,19 +11,13 @@
 #include "sim/report/csv_reader.h"
 #include "sim/report/html_page.h"
 #include "sim/report/html_text.h"
+#include "sim/report/run_files.h"
 
 namespace pipegrid::report {
 
 namespace {
 
 using output::OutputFile;
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string base64(const std::string& bytes) {
   static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -58,8 +52,9 @@ std::string stages_html(const nlohmann::json& plan) {
 }
 
 std::string best_html(const std::string& csv_path) {
-  std::ifstream in(csv_path);
-  if (!in) throw InputError(fmt::format("{}: cannot open the file", csv_path));
+  const std::optional<std::string> text = read_text_file(csv_path, 256u << 20);
+  if (!text) throw InputError(fmt::format("{}: missing beside the plan's plan.json", csv_path));
+  std::istringstream in(*text);
   CsvReader csv(in, csv_path);
   const std::vector<std::string_view> shown = {"place", "tp", "pp", "dp", "cp", "ep", "micro_batch", "schedule",
                                                "chunks", "recompute", "peak_memory_bytes", "estimated_step_s",
@@ -100,9 +95,11 @@ bool is_plan_folder(const std::string& dir) {
 
 std::string plan_page(const std::string& dir) {
   const std::string json_path = output::output_path(dir, OutputFile::PlanJson);
+  const std::optional<nlohmann::json> plan = read_json_file(json_path);
+  if (!plan) throw InputError(fmt::format("{}: no such file", json_path));
   // A key of the wrong type is as malformed as broken JSON: one line naming the file (exit 2).
   try {
-    return plan_page_of(dir, nlohmann::json::parse(file_text(json_path)));
+    return plan_page_of(dir, *plan);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not a plan's JSON: {}", json_path, e.what()));
   }
@@ -115,7 +112,7 @@ std::string plan_page_of(const std::string& dir, const nlohmann::json& plan) {
   const std::string subtitle = fmt::format("{} on {}, global batch {}", inputs.value("model", std::string("?")),
                                            inputs.value("platform", std::string("?")), inputs.value("global_batch", 0));
   std::string body = section_html(2, "What each stage kept", stages_html(plan));
-  const std::string png = file_text(output::output_path(dir, OutputFile::ParetoPng));
+  const std::string png = read_text_file(output::output_path(dir, OutputFile::ParetoPng), 64u << 20).value_or("");
   if (!png.empty())
     body += section_html(2, "Step time against memory",
                          fmt::format("<img alt=\"step time against peak memory\" src=\"data:image/png;base64,{}\">\n",

@@ -33,16 +33,22 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
-std::optional<nlohmann::json> read_json(const std::string& path) {
-  if (!present(path, 64u << 20)) return std::nullopt;
+}  // namespace
+
+std::optional<std::string> read_text_file(const std::string& path, std::uintmax_t max_bytes) {
+  if (!present(path, max_bytes)) return std::nullopt;
+  return slurp(path);
+}
+
+std::optional<nlohmann::json> read_json_file(const std::string& path) {
+  const std::optional<std::string> text = read_text_file(path, 64u << 20);
+  if (!text) return std::nullopt;
   try {
-    return nlohmann::json::parse(slurp(path));
+    return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
 }
-
-}  // namespace
 
 RunFiles read_run_files(const std::string& dir) {
   RunFiles files;
@@ -52,9 +58,9 @@ RunFiles read_run_files(const std::string& dir) {
   if (!fs::exists(files.dir, error)) throw InputError(fmt::format("{}: no such directory", dir));
   if (!fs::is_directory(files.dir, error)) throw InputError(fmt::format("{}: not a directory", dir));
   using output::OutputFile;
-  files.summary = read_json(files.path(OutputFile::Summary));
-  files.deadlock = read_json(files.path(OutputFile::Deadlock));
-  files.lesson = read_json(files.path(OutputFile::Lesson));
+  files.summary = read_json_file(files.path(OutputFile::Summary));
+  files.deadlock = read_json_file(files.path(OutputFile::Deadlock));
+  files.lesson = read_json_file(files.path(OutputFile::Lesson));
   if (present(files.path(OutputFile::Experiment), 1u << 20)) files.experiment = slurp(files.path(OutputFile::Experiment));
   files.trace = present(files.path(OutputFile::TraceCsv), 0);
   files.links = present(files.path(OutputFile::Links), 0);

@@ -34,6 +34,12 @@ struct RunFiles {
   bool empty() const { return !has_results() && !lesson && !experiment && !status; }
 };
 
+/// PATH's text, nothing when it is absent. InputError when it is not a regular file (a FIFO would block
+/// the report for ever), is larger than `max_bytes` or cannot be read.
+std::optional<std::string> read_text_file(const std::string& path, std::uintmax_t max_bytes);
+/// PATH parsed as JSON (at most 64 MiB), nothing when it is absent. InputError "PATH: not valid JSON: …".
+std::optional<nlohmann::json> read_json_file(const std::string& path);
+
 /// Reads what `dir` holds. InputError when `dir` does not exist or is not a directory, or one of its files is not a
 /// regular file, is larger than the report reads (JSON 64 MiB, TOML 1 MiB) or is not valid JSON.
 RunFiles read_run_files(const std::string& dir);
