@@ -16,7 +16,8 @@
 namespace pipegrid::test_support {
 
 /// Live processes (zombies left out: they have ended, only their exit status waits for a reaper)
-/// whose NUL-separated command line contains `text`, this process excepted.
+/// whose NUL-separated command line contains `text`, this process excepted. A process in the midst of
+/// exiting shows an empty command line: a test that must see a child's end waits for it (waitpid).
 inline std::vector<pid_t> processes_with(const std::string& text) {
   std::vector<pid_t> found;
   std::error_code error;

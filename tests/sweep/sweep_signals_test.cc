@@ -6,6 +6,7 @@
 // interrupted.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -72,22 +73,26 @@ int interrupt_mid_flight(pid_t sweep, const std::string& out, int signal) {
 }
 
 // The exit codes of the sweep's runs, which come to this process once the sweep is gone (it is their
-// subreaper), gathered until none of them is left alive or unreaped. A run cut by the signal exits
-// 130 or 143; one left running would finish its simulation and exit 0.
+// subreaper), gathered until this process has no child left: every run has then ended and been reaped.
+// /proc cannot tell this: a run between releasing its memory and becoming a zombie shows an empty
+// command line. A run cut by the signal exits 130 or 143; one left running would finish and exit 0.
 std::vector<int> exit_codes_of_orphans(const std::string& out) {
   std::vector<int> codes;
-  const auto reap = [&] {
-    int status = 0;
-    for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;)
-      codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  };
   const bool none_left = eventually([&] {
-    reap();
-    return test_support::processes_with(out).empty();
+    int status = 0;
+    for (;;) {
+      const pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid > 0) {
+        codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        continue;
+      }
+      return pid < 0 && errno == ECHILD;
+    }
   });
   EXPECT_TRUE(none_left) << test_support::processes_with(out).size() << " processes of the sweep left";
   test_support::kill_all_with(out);
-  reap();
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
   return codes;
 }
 
