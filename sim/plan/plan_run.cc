@@ -6,13 +6,16 @@
 #include <fstream>
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <set>
 #include <thread>
 #include <unistd.h>
 
 #include "common/input_error.h"
+#include "common/log.h"
 #include "sim/input/experiment_file.h"
 #include "sim/input/option_schema.h"
+#include "sim/input/relative_paths.h"
 #include "sim/input/text_values.h"
 #include "sim/output/atomic_file.h"
 #include "sim/output/output_files.h"
@@ -119,6 +122,28 @@ double exposed_comm(const std::string& run_dir) {
   return most;
 }
 
+// Runs the plan chose that did not end ok: a warning for each status, and when none did, an error,
+// never a plan whose "best" nothing simulated. The runs' own messages are in DIR/simulate/results.csv.
+void refuse_failed_simulations(const std::vector<PlanRow>& rows, const std::vector<std::size_t>& chosen,
+                               const std::string& sweep_out) {
+  std::map<std::string, int> failed;
+  int ok = 0;
+  for (std::size_t i : chosen) {
+    const std::string& status = rows[i].simulation_status;
+    if (status == "ok") ++ok;
+    else if (!status.empty()) ++failed[status];
+  }
+  if (failed.empty()) return;
+  std::string counts;
+  for (const auto& [status, n] : failed) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, status);
+  const std::string where = sweep::results_path(sweep_out, {});
+  if (ok == 0)
+    throw std::runtime_error(fmt::format("plan: none of the {} simulations ended ok ({}); their messages: {}",
+                                         chosen.size(), counts, where));
+  log::cli().warn("plan: {} of the {} simulations did not end ok ({}); their messages: {}", chosen.size() - ok,
+                  chosen.size(), counts, where);
+}
+
 }  // namespace
 
 PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration& simulate,
@@ -223,7 +248,9 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
   std::vector<Layout> simulated_layouts;
   for (std::size_t i : chosen) simulated_layouts.push_back(rows[i].layout);
   const std::string sweep_file = out + "/simulate.toml";
-  output::write_atomically(sweep_file, simulate_sweep_text(base, simulated_layouts, setup.moe));
+  // Its paths as seen from DIR, where the sweep file lives and from where the sweep reads them (relative_paths.h).
+  output::write_atomically(sweep_file,
+                           simulate_sweep_text(input::paths_seen_from(base, out), simulated_layouts, setup.moe));
   const sweep::SweepSpec spec = sweep::read_sweep(sweep_file);
   sweep::SweepOptions options;
   options.out = out + "/simulate";
@@ -264,6 +291,7 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
       row.exposed_comm_seconds = exposed_comm(options.out + "/runs/" + r.id);
     }
   }
+  if (!outcome.submitted) refuse_failed_simulations(rows, chosen, options.out);
   order_rows(rows);
   outcome.rows = std::move(rows);
   write_plan_csv(out, outcome.rows);
@@ -275,10 +303,13 @@ PlanOutcome run_plan(const input::OptionValues& v, const sweep::RunConfiguration
                            {"top", top}};
   for (const auto& [axis, values] : space.values) inputs["space"][axis] = values;
   write_plan_json(out, outcome, inputs);
-  // The best layout's experiment, as its simulation ran it: `pipegrid run best.toml` gives its step.
-  if (!outcome.rows.empty() && outcome.rows.front().simulation >= 0)
-    output::write_atomically(out + "/best.toml",
-                             input::experiment_text(spec.configurations[outcome.rows.front().simulation].experiment));
+  // The best layout's experiment, as its simulation ran it, its paths seen from DIR: `pipegrid run
+  // best.toml` gives its step. Only a simulated layout has one.
+  if (!outcome.rows.empty() && outcome.rows.front().stage == "simulated")
+    output::write_atomically(
+        out + "/best.toml",
+        input::experiment_text(input::Experiment{input::paths_seen_from(
+            spec.configurations[outcome.rows.front().simulation].experiment.values, out)}));
   outcome.tokens_per_step = static_cast<double>(job.global_batch) * job.model.seq;
   return outcome;
 }

@@ -110,6 +110,26 @@ TEST(PlanCli, APlanFileIsReadThroughTheSchemaAndFlagsOverrideIt) {
   EXPECT_NE(unknown.err.find("[plan] what: unknown key"), std::string::npos) << unknown.err;
 }
 
+// Files named relative to where the plan runs: its simulations (DIR/simulate.toml, read from DIR) and
+// best.toml read them from DIR, so both find them, and best.toml reruns from anywhere.
+TEST(PlanCli, RelativeInputFilesAreFoundByItsSimulationsAndByBestToml) {
+  const std::string dir = fresh_dir("plan-relative");
+  const auto r = run_pipegrid(
+      "--help >/dev/null; cd " PIPEGRID_SOURCE_DIR " && " PIPEGRID_BINARY
+      " plan --hf-config experiments/models/llama3.1-8b/config.json --seq 2048 --layers 4"
+      " --platform platforms/dgx-a100-1node.xml --global-batch 16 --top 2 --space schedule=1f1b"
+      " --space recompute=none --space micro-batch=1 --out " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  const auto rows = csv_rows(read_file(dir + "/plan.csv"));
+  ASSERT_GE(rows.size(), 3u);
+  EXPECT_EQ(rows[1][18], "simulated");
+  EXPECT_EQ(rows[2][18], "simulated");
+  const auto best = run_pipegrid("--help >/dev/null; cd / && " PIPEGRID_BINARY " run " + dir + "/best.toml --format json");
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_EQ(fmt::format("{}", nlohmann::json::parse(best.out)["makespan"].get<double>()), rows[1][15]);
+}
+
 TEST(PlanCli, NothingFitsNamesTheClosestLayoutAndWhatItLacks) {
   const std::string dir = fresh_dir("plan-nothing-fits");
   const auto r = run_pipegrid("plan --model gpt-175b --preset dgx-a100 --nodes 1 --global-batch 8 --memory 20 "
