@@ -1,5 +1,6 @@
 #include "sim/cli/gantt_plot.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <unistd.h>
@@ -45,6 +46,14 @@ void check_gantt_plotter(const std::string& flag_value) {
         fmt::format("--plot {}: gantt.py needs matplotlib and pandas for {} (Debian's "
                     "python3-matplotlib and python3-pandas, scripts/install-deps.sh)",
                     flag_value, kPython));
+}
+
+void make_plot_folder(const std::string& png) {
+  const std::filesystem::path folder = std::filesystem::path(png).parent_path();
+  if (folder.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw InputError(fmt::format("--plot {}: cannot create {}: {}", png, folder.string(), error.message()));
 }
 
 std::string draw_gantt_chart(const std::string& trace_csv, const std::string& png, const std::string& wait_for_png) {

@@ -12,6 +12,10 @@ namespace pipegrid::cli {
 /// known to be drawable.
 void check_gantt_plotter(const std::string& flag_value);
 
+/// The folder of --plot FILE.png, made as --out makes its folder: a chart is never lost for a missing
+/// folder. InputError when it cannot be made.
+void make_plot_folder(const std::string& png);
+
 /// Runs `/usr/bin/python3 gantt.py TRACE --out PNG [--wait-for WAIT_FOR_PNG]` and waits for it; ""
 /// when it drew the chart, otherwise why not (its own error is on stderr). The wait-for graph needs
 /// a deadlock.json beside the trace.

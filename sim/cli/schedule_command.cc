@@ -85,6 +85,7 @@ int run_schedule_command(const input::OptionValues& values, input::Command comma
   if (command == input::Command::Schedule && values.text("schedule") == "all")
     throw InputError(fmt::format("--plot {}: draws one schedule; choose one with --schedule NAME", png));
   check_gantt_plotter(png);
+  make_plot_folder(png);
   std::optional<TemporaryDirectory> temporary;
   std::optional<std::string> out_dir;
   if (!values.has("out")) {

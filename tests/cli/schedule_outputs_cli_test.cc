@@ -288,6 +288,11 @@ TEST(ScheduleOutputs, PlotDrawsTheTracesGanttChart) {
   EXPECT_EQ(deadlock.exit_code, 3);
   EXPECT_TRUE(deadlock.err.ends_with("the forwards and backwards line up\n")) << deadlock.err;
   EXPECT_TRUE(is_png(out + "/crossed.png"));
+  // A chart into a folder that does not exist yet: the folder is made, as --out's is.
+  const auto nested = run_pipegrid("schedule --schedule 1f1b --pp 2 --microbatches 4 --plot " + out + "/new/1f1b.png");
+  ASSERT_EQ(nested.exit_code, 0) << nested.err;
+  EXPECT_EQ(nested.err, "");
+  EXPECT_TRUE(is_png(out + "/new/1f1b.png"));
 }
 
 }  // namespace
