@@ -7,7 +7,7 @@ MAKEFLAGS += --no-print-directory
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps clang-deps configure build demo test test-sanitize bench calibrate clean fuzz fuzz-build
+.PHONY: all deps clang-deps configure build demo test docs-check test-sanitize bench calibrate clean fuzz fuzz-build
 
 all: build
 
@@ -38,10 +38,16 @@ demo: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The docs' long examples: every page of README.md and docs/ that has a block marked `long`, each of its
+# blocks in order (`make test` runs the rest; tests/docs/doc_blocks.py says how a page marks a block).
+docs-check: build
+	/usr/bin/python3 tests/docs/run_doc_blocks.py --pipegrid $(PIPEGRID) --long
+
 # The whole suite built by clang 14 with AddressSanitizer and UndefinedBehaviorSanitizer (-O1 -g1,
 # assertions on) in its own build directory. clang, because it builds the suite faster than g++ and
 # its instrumented code runs faster (docs/performance.md), which keeps CI's .ci/run under its 30 minutes.
-# Left out: the tests that run no C++ (label no_cxx: the plot scripts' Python), NVIDIA's recipes at
+# Left out: the tests that run no C++ (label no_cxx: the plot scripts' Python), the docs' commands
+# (label docs: the C++ tests' own in small, a minute more under the sanitizers), NVIDIA's recipes at
 # their full size (label experiment: 49 layouts the engine tests cover in small), and two that only
 # compare outputs byte for byte (a sweep with one job against two; each sweep run against the same
 # run alone): they run no code the other sweep tests do not, and were much of the sweep tests' time
@@ -52,7 +58,7 @@ test-sanitize: deps clang-deps
 	@cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DPIPEGRID_SANITIZE=ON >/dev/null
 	@cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE 'no_cxx|experiment' -E '$(SANITIZE_SKIP)'
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -LE 'no_cxx|experiment|docs' -E '$(SANITIZE_SKIP)'
 
 # The compute model's constants for GPU (experiments/calibration): a100-80gb (the default) on vTrain's
 # 1440 measured runs, h100-sxm on NVIDIA's 98 published DGX H100 step times (experiments/h100-recipes).

@@ -12,7 +12,9 @@
 #include "common/version.h"
 #include "sim/cli/experiment_command.h"
 #include "sim/cli/experiment_runner.h"
+#include "sim/cli/help_pages.h"
 #include "sim/cli/options_command.h"
+#include "sim/cli/outputs_command.h"
 #include "sim/cli/pitfalls_command.h"
 #include "sim/cli/plan_command.h"
 #include "sim/cli/platform_command.h"
@@ -71,7 +73,9 @@ void build_app(CLI::App& app, std::function<int()>& run) {
   add_plan_command(app, run);
   add_report_command(app, run);
   add_options_command(app, run);
+  add_outputs_command(app, run);
   add_pitfalls_command(app, run);
+  add_help_pages(app);
 }
 
 Failure failure_of_current_exception() {

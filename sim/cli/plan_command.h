@@ -1,5 +1,5 @@
 // `pipegrid plan`: which layout, for a model on a cluster at a global batch within memory
-// (sim/plan/plan_run.h; docs/planning.md).
+// (sim/plan/plan_run.h; docs/guide/planning.md).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 // A link's row of links.csv and its windows of links_timeline.csv, from what the network recorded
-// (network.h: LinkUsage). README, "Outputs", says what each column means.
+// (network.h: LinkUsage). docs/outputs.md says what each column means.
 #pragma once
 
 #include "sim/exec/simulation_io.h"

@@ -1,5 +1,5 @@
 // The executor's deadlock as text (the report printed with exit code 3) and as deadlock.json, in the
-// format the three engines share (README, "deadlock.json").
+// format the three engines share (docs/outputs.md, "deadlock.json").
 #include <fmt/format.h>
 #include <set>
 #include <tuple>

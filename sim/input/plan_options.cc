@@ -1,4 +1,4 @@
-// `pipegrid plan`'s own options (docs/planning.md); it takes simulate's model, platform and executor
+// `pipegrid plan`'s own options (docs/guide/planning.md); it takes simulate's model, platform and executor
 // options too (option_schema.cc, widen_to_plan). Part of the one table of options, kept in a file of
 // its own for its length.
 #include <vector>
@@ -23,7 +23,7 @@ std::vector<OptionSpec> plan_options() {
      .syntax = gpu_counts_syntax},
     {.flag = "memory", .section = "plan", .commands = {Plan}, .type = Number, .unit = "GiB",
      .bounds = interval(0, true, 1e6, false),
-     .help = "memory a GPU may hold (default: its GPU file's capacity less the reserve, docs/planning.md)"},
+     .help = "memory a GPU may hold (default: its GPU file's capacity less the reserve, docs/guide/planning.md)"},
     {.flag = "top", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 100'000),
      .default_text = "20", .help = "layouts simulated with contention, the best by the contention-free estimate"},
     {.flag = "space", .section = "plan", .commands = {Plan}, .type = Texts,

@@ -4,7 +4,7 @@
 // file stays (removing it would let a late opener lock an unlinked inode while a newcomer locks a new
 // one). The descriptor is close-on-exec: a plotting script spawned by the run does not hold the lock,
 // while a sweep's forked runs do, which keeps a sweep's folder taken while any of its runs still
-// writes there. On NFS, see README "The output folder".
+// writes there. On NFS, see docs/outputs.md, "The output folder".
 #pragma once
 
 #include <string>

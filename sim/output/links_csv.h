@@ -1,5 +1,5 @@
 // links.csv and links_timeline.csv of a simulation: what each link and direction carried, and when.
-// Their columns are the output catalogue's (output_files.h); README says what each means.
+// Their columns are the output catalogue's (output_files.h); docs/outputs.md says what each means.
 #pragma once
 
 #include <string>

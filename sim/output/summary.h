@@ -1,5 +1,5 @@
 // summary.json of a simulation: per pipeline rank and GPU where the time went, the rank that set the
-// pace, the bytes per link class, and the inputs echoed. README documents its keys.
+// pace, the bytes per link class, and the inputs echoed. docs/outputs.md documents its keys.
 #pragma once
 
 #include <nlohmann/json.hpp>

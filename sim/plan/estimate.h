@@ -22,7 +22,7 @@ struct Estimate {
   std::string excluded_by;       // "memory", "input: …" (the run layer's refusal), "deadlock", or ""
 };
 
-/// The reserve a GPU's capacity keeps back by default (docs/planning.md): the CUDA context, NCCL's
+/// The reserve a GPU's capacity keeps back by default (docs/guide/planning.md): the CUDA context, NCCL's
 /// buffers and the allocator's fragmentation.
 inline constexpr double kReserveBytes = 5.0 * (1ull << 30);
 

@@ -1,7 +1,7 @@
 // `pipegrid plan` below the command line: the space enumerated, each candidate's memory and
 // contention-free step estimated, the best K by estimate (and --also's) simulated with contention as a
 // sweep (DIR/simulate.toml, run or submitted to Slurm through the sweep's machinery), and the plan's
-// files written (docs/planning.md).
+// files written (docs/guide/planning.md).
 #pragma once
 
 #include <optional>

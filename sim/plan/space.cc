@@ -35,7 +35,7 @@ std::vector<int> divisors(int n) {
   return out;
 }
 
-// An axis's values when neither --space nor a layout option names it (docs/planning.md, "The space").
+// An axis's values when neither --space nor a layout option names it (docs/guide/planning.md, "The space").
 std::vector<std::string> default_values(std::string_view axis, const Job& job) {
   const model::Transformer& m = job.model;
   if (axis == "tp") return numbers(powers_of_two(job.allow_tp_across_nodes ? std::min(job.gpus, 64) : job.gpus_per_node));

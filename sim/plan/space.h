@@ -1,6 +1,6 @@
 // The space `pipegrid plan` searches: each axis's values (its defaults, or --space and the layout
 // options given), and the enumeration of every combination, each either a candidate or excluded
-// under the first rule it breaks (docs/planning.md lists the rules).
+// under the first rule it breaks (docs/guide/planning.md lists the rules).
 #pragma once
 
 #include <map>

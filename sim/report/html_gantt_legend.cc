@@ -10,7 +10,7 @@ namespace pipegrid::report {
 
 namespace {
 
-// The README's names of the actions (F forward, B full backward, I = B − W, W the weight gradient).
+// docs/commands.md's names of the actions (F forward, B full backward, I = B − W, W the weight gradient).
 std::string compute_name(const std::string& base) {
   if (base == "F") return "F forward";
   if (base == "B") return "B backward";

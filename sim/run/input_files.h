@@ -24,7 +24,7 @@ class InputFingerprints {
   /// The files `experiment` reads, in order: the platform file and the profiles it names (none when
   /// the platform does not read), then a routing's loads file, a schedule file and a GPU file.
   std::vector<std::string> files(const input::Experiment& experiment);
-  /// {"version": "0.2.0", "files": [{"path": …, "hash": …}, …]}.
+  /// {"version": "0.3.0", "files": [{"path": …, "hash": …}, …]}.
   nlohmann::json of(const input::Experiment& experiment);
 
  private:

@@ -1,5 +1,5 @@
 // deadlock.json of `pipegrid schedule` and `pipegrid check`: the checker's and the comm engine's
-// waits in the one format the executor writes too (README, "Exit codes and errors"), with what a
+// waits in the one format the executor writes too (docs/exit-codes.md), with what a
 // picture of the deadlock needs — when each rank blocked, the wait-for edges, the fix.
 #pragma once
 

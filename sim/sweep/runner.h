@@ -37,7 +37,7 @@ struct SweepTally {
   std::size_t ran = 0;
   std::size_t ok = 0;
   /// Why configurations with a result ran again, and how many for each reason ("platforms/a.xml
-  /// changed", "pipegrid 0.1.0 → 0.2.0", "--force", "timeout", "error").
+  /// changed", "pipegrid 0.2.0 → 0.3.0", "--force", "timeout", "error").
   std::map<std::string, std::size_t> reran;
   double seconds = 0;
 };

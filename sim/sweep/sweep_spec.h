@@ -29,7 +29,7 @@ struct SweepSpec {
 /// Bytes one configuration costs while a sweep holds it: measured, an upper bound (docs/performance.md).
 inline constexpr double kBytesPerConfiguration = 16e3;
 
-/// Reads SWEEP.toml (README, "Experiments and sweeps"): `base` (an experiment file relative to the
+/// Reads SWEEP.toml (docs/simulate.md, "Experiments and sweeps"): `base` (an experiment file relative to the
 /// sweep, or a [base] table), [axes] of "section.key" = [values], [[zip]] groups of lists of one length.
 /// Throws InputError `FILE:LINE:COLUMN: …` for an unknown key, an empty list, a value its option
 /// refuses, zip lists of different lengths, an axis given twice or a bad base; `FILE: …` for more

@@ -2,6 +2,8 @@
 // (0 ok, 2 bad input with one line naming it, 3 deadlock).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <set>
 #include <sstream>
 
@@ -217,6 +219,40 @@ TEST(Cli, DocsOptionsIsWhatPipegridOptionsPrints) {
   const auto r = run_pipegrid("options");
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, test_support::read_file(PIPEGRID_SOURCE_DIR "/docs/options.md"));
+}
+
+TEST(Cli, DocsOutputFilesIsWhatPipegridOutputsPrints) {
+  // Generated from the output stage's catalogue: `build/pipegrid outputs > docs/output-files.md`.
+  const auto r = run_pipegrid("outputs");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, test_support::read_file(PIPEGRID_SOURCE_DIR "/docs/output-files.md"));
+  // Every file of the catalogue is there, with a CSV's columns: trace.csv's first and last.
+  EXPECT_NE(r.out.find("| `plan.csv` |"), std::string::npos);
+  EXPECT_NE(r.out.find("`trace.csv`: `gpu`, `host`"), std::string::npos);
+  EXPECT_NE(r.out.find("`chunk`, `direction`\n"), std::string::npos);
+}
+
+// Issue 38: each command's --help points to the page that walks through it, and that page exists.
+TEST(Cli, EachCommandsHelpNamesItsGuideAndTheGuideExists) {
+  const std::vector<std::pair<std::string, std::string>> pages = {
+      {"simulate", "docs/guide/simulate-and-sweep.md"}, {"schedule", "docs/guide/simulate-and-sweep.md"},
+      {"check", "docs/guide/simulate-and-sweep.md"},    {"run", "docs/guide/simulate-and-sweep.md"},
+      {"sweep", "docs/guide/simulate-and-sweep.md"},    {"plan", "docs/guide/planning.md"},
+      {"platform", "docs/guide/what-ifs.md"},           {"platform perturb", "docs/guide/what-ifs.md"},
+      {"pitfalls", "docs/guide/teaching.md"},           {"report", "docs/guide/teaching.md"},
+      {"options", "docs/options.md"},                   {"outputs", "docs/output-files.md"}};
+  for (const auto& [command, page] : pages) {
+    const auto r = run_pipegrid(command + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_NE(r.out.find("Guide: " + page), std::string::npos) << command << ":\n" << r.out;
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::string(PIPEGRID_SOURCE_DIR) + "/" + page)) << page;
+  }
+  const auto top = run_pipegrid("--help");
+  for (const char* guide : {"simulate-and-sweep.md", "planning.md", "what-ifs.md", "teaching.md",
+                            "models-and-parallelisms.md", "gpus-and-calibration.md"}) {
+    EXPECT_NE(top.out.find(guide), std::string::npos) << guide;
+    EXPECT_TRUE(std::filesystem::is_regular_file(std::string(PIPEGRID_SOURCE_DIR) + "/docs/guide/" + guide)) << guide;
+  }
 }
 
 TEST(Cli, VersionIsTheProjects) {

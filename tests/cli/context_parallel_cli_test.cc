@@ -155,7 +155,7 @@ TEST(ContextParallelCli, ExplicitTimesHaveNoAttentionToSplit) {
                    "times have no attention to split\n");
 }
 
-// The README's long-context run: Llama-3.1-8B at 131072 tokens, TP 2 + SP × CP 8, FlashAttention.
+// docs/simulate.md's long-context run: Llama-3.1-8B at 131072 tokens, TP 2 + SP × CP 8, FlashAttention.
 // Its attention square is most of the work, and causal FlashAttention computes half of it: MFU counts
 // that half (as NeMo's formulas do), Megatron's count with the s/h term halved, by hand:
 // 12·B·s·l·h²·((1 + g/a + s/(2h))·a·d/h + 3/2·ffn/h) + 6·B·s·h·V over 16 GPUs × step × 989 TFLOP/s.

@@ -1,6 +1,6 @@
 """trace_data against hand-worked truths, and against the simulator's own summary.json.
 
-data/two_rank_trace.csv is README's 1F1B example (p = 2, m = 2, F = 1, B = 2) worked by hand:
+data/two_rank_trace.csv is docs/commands.md's 1F1B example (p = 2, m = 2, F = 1, B = 2) worked by hand:
     rank 0 |0F0 0F1 ........0B0---- ....0B1----|dp-allreduce
     rank 1 |....1F0 1B0---- 1F1 1B1---- ........
 with rank 1's gradient all-reduce over [7, 8] and rank 0's over [9, 10], on two data-parallel replicas

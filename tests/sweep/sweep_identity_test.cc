@@ -84,7 +84,7 @@ double engine_makespan(const std::string& microbatches, double latency) {
 }
 
 std::string pipegrid_version() {
-  std::string v = run_pipegrid("--version").out;  // "pipegrid 0.2.0\n"
+  std::string v = run_pipegrid("--version").out;  // "pipegrid 0.3.0\n"
   return v.substr(9, v.size() - 10);
 }
 
