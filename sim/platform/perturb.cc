@@ -81,9 +81,12 @@ class Editor {
   }
 
   PerturbedPlatform result() {
+    // The original's own declaration is kept (it was parsed); one is written only for a file without:
+    // two would make the file ill-formed for every XML tool but SimGrid.
+    const bool declared = doc_.first_child().type() == pugi::node_declaration;
     std::ostringstream xml;
     doc_.save(xml, "  ", pugi::format_default | pugi::format_no_declaration);
-    out_.xml = "<?xml version='1.0'?>\n" + xml.str();
+    out_.xml = (declared ? "" : "<?xml version='1.0'?>\n") + xml.str();
     return std::move(out_);
   }
 

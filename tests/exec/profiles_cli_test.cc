@@ -193,6 +193,14 @@ TEST(PlatformPerturb, WritesProfilesThatRunWithTheirEffect) {
                        "/slow/platform.xml and 1 profile file beside it\n");
   EXPECT_EQ(read_file(dir + "/slow/perturb-gpu1-speed.txt"),
             "# pipegrid platform perturb --slow-gpu: 0.5 of its speed from t=3 s\n0 1\n3 0.5\n");
+  // One XML declaration, the file's first line, whether the original had one or not: two make the file
+  // ill-formed for every XML tool but SimGrid. And perturbing the perturbed file keeps it one.
+  const std::string xml = read_file(dir + "/slow/platform.xml");
+  EXPECT_TRUE(xml.starts_with("<?xml ")) << xml.substr(0, 80);
+  EXPECT_EQ(xml.find("<?xml", 1), std::string::npos) << xml.substr(0, 200);
+  r = run_pipegrid("platform perturb " + dir + "/slow/platform.xml --slow-gpu gpu0=0.5@3 --out " + dir + "/slow2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir + "/slow2/platform.xml").find("<?xml", 1), std::string::npos);
   const auto info = run_pipegrid("platform info " + dir + "/slow/platform.xml");
   EXPECT_NE(info.out.find("\nhost speed profiles: gpu1\nprofile files: 1\n"), std::string::npos) << info.out;
   r = run_pipegrid("simulate --platform " + dir + "/slow/platform.xml --schedule 1f1b --pp 2 --microbatches 2 "
