@@ -14,6 +14,7 @@
 
 #include "common/exit_codes.h"
 #include "common/input_error.h"
+#include "common/interruption.h"
 #include "common/fd_output.h"
 #include "common/io_error.h"
 #include "common/log.h"
@@ -155,6 +156,25 @@ input::Experiment for_run(const Configuration& c, const fs::path& dir, const std
   return experiment;
 }
 
+// What SIGINT or SIGTERM leaves said on stderr, after the runs were sent the signal: where the
+// finished rows are and how to finish the sweep (the runs' own folders say the rest).
+class InterruptedSweepLine {
+ public:
+  explicit InterruptedSweepLine(const std::string& results) {
+    slot_ = interruption::say_on_interrupt([&](int signal) {
+      return fmt::format("pipegrid: sweep interrupted by {}; the finished runs' rows are in {}, and the same "
+                         "command runs the rest\n",
+                         interruption::signal_name(signal), results);
+    });
+  }
+  ~InterruptedSweepLine() { interruption::forget(slot_); }
+  InterruptedSweepLine(const InterruptedSweepLine&) = delete;
+  InterruptedSweepLine& operator=(const InterruptedSweepLine&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 }  // namespace
 
 std::string run_status(int wait_status, double seconds, double timeout) {
@@ -236,6 +256,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options) {
   // The runs end with the sweep: SIGINT and SIGTERM are passed on to their group, SIGKILL reaches them
   // as their PDEATHSIG. One group for all: a run starts no process of its own (common/child_groups.h).
   ChildGroups children(Grouping::Shared);
+  const InterruptedSweepLine said(path);
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && static_cast<int>(running.size()) < jobs) {
       const Configuration* c = todo[next++];

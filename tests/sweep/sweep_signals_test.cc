@@ -112,6 +112,14 @@ void expect_interrupted_then_resumed(int signal, int expected_exit) {
   // SIGINT and SIGTERM are passed on; after a SIGKILL the kernel sends each run SIGTERM.
   const int run_exit = signal == SIGINT ? 130 : 143;
   for (int code : runs) EXPECT_EQ(code, run_exit);
+  // The sweep's last words, after its runs': where its rows are and that the same command finishes it.
+  if (signal != SIGKILL) {
+    EXPECT_NE(read_file(out + ".err").find(std::string("pipegrid: sweep interrupted by ") +
+                                           (signal == SIGINT ? "SIGINT" : "SIGTERM") + "; the finished runs' rows are in " +
+                                           out + "/results.csv, and the same command runs the rest\n"),
+              std::string::npos)
+        << read_file(out + ".err");
+  }
   const std::size_t finished = rows(out + "/results.csv");
   EXPECT_LT(finished, static_cast<std::size_t>(kConfigurations)) << "the sweep had finished: nothing was interrupted";
 
