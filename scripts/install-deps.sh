@@ -17,6 +17,7 @@ packages=(
   libtomlplusplus-dev               # experiment and sweep files
   zlib1g-dev                        # trace.json.gz (--trace-json gzip): deflate, as gzip writes it
   python3-matplotlib python3-pandas # plots (experiments/plot/)
+  python3-scipy                     # make calibrate fits the kernel model (experiments/calibration/)
   chromium                          # a real browser: tests/report/browser_test.py loads the HTML report
   slurm-wlm munge                   # needed by the Slurm integration test (tests/sweep/run_slurm_sweep_test.sh)
 )
