@@ -24,11 +24,11 @@ using test_support::eventually;
 using test_support::read_file;
 using test_support::run_pipegrid;
 
-// Four simulations of a second or so each (4096 micro-batches on 8 GPUs), one at a time: a kill once
-// the first has finished finds the others not done.
+// Four simulations of a few tenths of a second each (1024 micro-batches on 8 GPUs), one at a time: a
+// kill once the first has finished finds the others not done.
 constexpr int kSimulated = 4;
 const std::string kPlan =
-    "plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 32768 --top 4 --jobs 1 "
+    "plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 8192 --top 4 --jobs 1 "
     "--space schedule=1f1b --space recompute=none --space micro-batch=1 --space tp=1,2";
 
 std::size_t rows(const std::string& csv) {
