@@ -84,29 +84,6 @@ std::string best_html(const std::string& csv_path) {
   return fmt::format("<table>\n<tr>{}</tr>\n{}</table>\n", head, body);
 }
 
-std::string plan_page_of(const std::string& dir, const nlohmann::json& plan);
-
-}  // namespace
-
-bool is_plan_folder(const std::string& dir) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(output::output_path(dir, OutputFile::PlanJson), error);
-}
-
-std::string plan_page(const std::string& dir) {
-  const std::string json_path = output::output_path(dir, OutputFile::PlanJson);
-  const std::optional<nlohmann::json> plan = read_json_file(json_path);
-  if (!plan) throw InputError(fmt::format("{}: no such file", json_path));
-  // A key of the wrong type is as malformed as broken JSON: one line naming the file (exit 2).
-  try {
-    return plan_page_of(dir, *plan);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not a plan's JSON: {}", json_path, e.what()));
-  }
-}
-
-namespace {
-
 std::string plan_page_of(const std::string& dir, const nlohmann::json& plan) {
   const nlohmann::json& inputs = plan.value("inputs", nlohmann::json::object());
   const std::string subtitle = fmt::format("{} on {}, global batch {}", inputs.value("model", std::string("?")),
@@ -138,5 +115,22 @@ std::string plan_page_of(const std::string& dir, const nlohmann::json& plan) {
 }
 
 }  // namespace
+
+bool is_plan_folder(const std::string& dir) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(output::output_path(dir, OutputFile::PlanJson), error);
+}
+
+std::string plan_page(const std::string& dir) {
+  const std::string json_path = output::output_path(dir, OutputFile::PlanJson);
+  const std::optional<nlohmann::json> plan = read_json_file(json_path);
+  if (!plan) throw InputError(fmt::format("{}: no such file", json_path));
+  // A key of the wrong type is as malformed as broken JSON: one line naming the file (exit 2).
+  try {
+    return plan_page_of(dir, *plan);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not a plan's JSON: {}", json_path, e.what()));
+  }
+}
 
 }  // namespace pipegrid::report

@@ -3,7 +3,6 @@
 // and writes the plan.csv of a plan never interrupted, byte for byte.
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <spawn.h>
@@ -31,13 +30,6 @@ const std::string kPlan =
     "plan --model gpt-1.7b --preset dgx-a100 --nodes 1 --global-batch 8192 --top 4 --jobs 1 "
     "--space schedule=1f1b --space recompute=none --space micro-batch=1 --space tp=1,2";
 
-std::size_t rows(const std::string& csv) {
-  std::ifstream in(csv);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines == 0 ? 0 : lines - 1;
-}
-
 pid_t start_plan(const std::string& out) {
   const std::string command = "cd " PIPEGRID_SOURCE_DIR " && exec " PIPEGRID_BINARY " " + kPlan + " --out " + out +
                               " >/dev/null 2>" + out + ".err";
@@ -52,24 +44,21 @@ TEST(PlanResume, AKilledPlanKeepsItsFinishedSimulationsAndARerunFinishesTheSame)
   const std::string reference = dir + "/reference", out = dir + "/killed";
   const auto whole = run_pipegrid(kPlan + " --out " + reference);
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  ASSERT_EQ(rows(reference + "/simulate/results.csv"), static_cast<std::size_t>(kSimulated));
+  ASSERT_EQ(test_support::csv_data_rows(reference + "/simulate/results.csv"), static_cast<std::size_t>(kSimulated));
 
   // This process adopts the plan's runs once it is gone, so that it sees each of them end.
   ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   const pid_t plan = start_plan(out);
-  const bool one_done = eventually([&] { return rows(out + "/simulate/results.csv") >= 1; });
+  const bool one_done = eventually([&] { return test_support::csv_data_rows(out + "/simulate/results.csv") >= 1; });
   ASSERT_TRUE(one_done) << read_file(out + ".err");
   kill(plan, SIGKILL);
   int status = 0;
   waitpid(plan, &status, 0);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the plan had ended on its own";
-  const bool none_left = eventually([] {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
-    }
-    return waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD;
-  });
+  std::vector<int> codes;
+  const bool none_left = test_support::reap_every_child(codes);
   EXPECT_TRUE(none_left) << "a run of the killed plan is still running";
-  const std::size_t finished = rows(out + "/simulate/results.csv");
+  const std::size_t finished = test_support::csv_data_rows(out + "/simulate/results.csv");
   ASSERT_GE(finished, 1u);
   EXPECT_LT(finished, static_cast<std::size_t>(kSimulated)) << "the plan had simulated everything";
   EXPECT_FALSE(std::filesystem::exists(out + "/plan.csv")) << "a killed plan wrote its result";

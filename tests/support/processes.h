@@ -2,6 +2,7 @@
 // marker argument), read from /proc as `pgrep -f` does: how a test finds what a killed parent left.
 #pragma once
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -62,6 +64,28 @@ bool eventually(Condition condition, std::chrono::seconds limit = std::chrono::s
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+}
+
+/// Reaps this process's ended children until it has none left (waitpid says ECHILD), for up to `limit`:
+/// how a subreaper knows that every process it adopted has ended. Their exit codes, in reaping order (-1:
+/// ended by a signal), go to `codes`; false when some child outlived `limit`.
+inline bool reap_every_child(std::vector<int>& codes, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  return eventually(
+      [&] {
+        int status = 0;
+        for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;)
+          codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return waitpid(-1, &status, WNOHANG) < 0 && errno == ECHILD;
+      },
+      limit);
+}
+
+/// The data rows of a CSV file (its lines less the header; 0 when it is missing).
+inline std::size_t csv_data_rows(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines == 0 ? 0 : lines - 1;
 }
 
 /// The children of `parent` among the processes whose command line holds `text`.

@@ -6,7 +6,6 @@
 // interrupted.
 #include <gtest/gtest.h>
 
-#include <cerrno>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -55,13 +54,6 @@ pid_t start_sweep(const std::string& file, const std::string& out) {
   return pid;
 }
 
-std::size_t rows(const std::string& results) {
-  std::ifstream in(results);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines == 0 ? 0 : lines - 1;
-}
-
 // Signals the sweep once a run of it exists; returns the sweep's exit code (-1: killed by the signal).
 int interrupt_mid_flight(pid_t sweep, const std::string& out, int signal) {
   const bool running = eventually([&] { return !test_support::children_with(sweep, out).empty(); });
@@ -78,17 +70,7 @@ int interrupt_mid_flight(pid_t sweep, const std::string& out, int signal) {
 // command line. A run cut by the signal exits 130 or 143; one left running would finish and exit 0.
 std::vector<int> exit_codes_of_orphans(const std::string& out) {
   std::vector<int> codes;
-  const bool none_left = eventually([&] {
-    int status = 0;
-    for (;;) {
-      const pid_t pid = waitpid(-1, &status, WNOHANG);
-      if (pid > 0) {
-        codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        continue;
-      }
-      return pid < 0 && errno == ECHILD;
-    }
-  });
+  const bool none_left = test_support::reap_every_child(codes);
   EXPECT_TRUE(none_left) << test_support::processes_with(out).size() << " processes of the sweep left";
   test_support::kill_all_with(out);
   while (waitpid(-1, nullptr, WNOHANG) > 0) {
@@ -102,7 +84,7 @@ void expect_interrupted_then_resumed(int signal, int expected_exit) {
   const std::string reference = dir + "/reference", out = dir + "/interrupted";
   const auto whole = run_pipegrid("--help >/dev/null; " + sweep_command(file, reference));
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
-  ASSERT_EQ(rows(reference + "/results.csv"), static_cast<std::size_t>(kConfigurations));
+  ASSERT_EQ(test_support::csv_data_rows(reference + "/results.csv"), static_cast<std::size_t>(kConfigurations));
 
   ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   const pid_t sweep = start_sweep(file, out);
@@ -120,7 +102,7 @@ void expect_interrupted_then_resumed(int signal, int expected_exit) {
               std::string::npos)
         << read_file(out + ".err");
   }
-  const std::size_t finished = rows(out + "/results.csv");
+  const std::size_t finished = test_support::csv_data_rows(out + "/results.csv");
   EXPECT_LT(finished, static_cast<std::size_t>(kConfigurations)) << "the sweep had finished: nothing was interrupted";
 
   const auto resumed = run_pipegrid("--help >/dev/null; " + sweep_command(file, out));
