@@ -49,7 +49,7 @@ std::vector<std::string> default_values(std::string_view axis, const Job& job) {
     for (const GeneratorInfo& g : schedule_generators()) names.emplace_back(g.name);
     return names;
   }
-  if (axis == "chunks") return numbers({0, 2, 3, 4, 6, 8});
+  if (axis == "chunks") return {std::string(kDerived)};  // per pp: interleaving_chunks
   if (axis == "recompute") return {"none", "selective", "full"};
   if (axis == "zero") return {"1"};
   if (axis == "grad-overlap") return {"on"};
@@ -69,6 +69,20 @@ std::vector<std::string> split_list(std::string_view text) {
     begin = end + 1;
   }
   return out;
+}
+
+// The chunks searched when --space does not name them: 0 (the schedule's own) and, for interleaved, every
+// v ≥ 2 that divides a rank's layers, as Megatron-LM requires (num_layers_per_virtual_pipeline_stage);
+// when pp does not divide the layers (a balanced split), 2, 3, 4, 6 and 8.
+std::vector<std::string> interleaving_chunks(int layers, int pp) {
+  std::vector<int> values = {0};
+  if (pp > 1 && layers % pp == 0) {
+    for (int v : divisors(layers / pp))
+      if (v >= 2) values.push_back(v);
+  } else if (pp > 1) {
+    values.insert(values.end(), {2, 3, 4, 6, 8});
+  }
+  return numbers(values);
 }
 
 // The stages a schedule cuts the model into per rank (DualPipe's two copies hold one stage's layers).
@@ -198,14 +212,24 @@ Enumeration enumerate(const Job& job, const Space& space) {
   Enumeration out;
   ScheduleRules schedules;
   std::vector<std::size_t> at(lists.size(), 0);
-  for (;;) {
-    Layout layout;
-    for (std::size_t i = 0; i < lists.size(); ++i) layout.values[i] = lists[i][at[i]];
+  const auto judge = [&](Layout layout) {
     ++out.combinations;
     if (const auto rule = broken_rule(layout, job, schedules))
       ++out.excluded[*rule];
     else
       out.candidates.push_back(std::move(layout));
+  };
+  for (;;) {
+    Layout layout;
+    for (std::size_t i = 0; i < lists.size(); ++i) layout.values[i] = lists[i][at[i]];
+    if (layout["chunks"] == kDerived) {  // the default chunks follow from pp
+      for (const std::string& v : interleaving_chunks(job.model.layers, layout.number("pp"))) {
+        layout["chunks"] = v;
+        judge(layout);
+      }
+    } else {
+      judge(std::move(layout));
+    }
     std::size_t i = lists.size();
     while (i > 0 && ++at[i - 1] == lists[i - 1].size()) at[--i] = 0;
     if (i == 0) break;

@@ -52,6 +52,25 @@ TEST(PlanSpace, SixteenGpusThirtyTwoLayersGlobalBatch64ByHand) {
   }
 }
 
+TEST(PlanSpace, DefaultChunksAreTheDivisorsOfARanksLayers) {
+  // 32 layers on pp ∈ {2, 4, 8, 16} (tp 1, so dp = 16 / pp): 16, 8, 4 and 2 layers a rank, whose
+  // divisors from 2 are {2, 4, 8, 16}, {2, 4, 8}, {2, 4} and {2}: Megatron's v for each pp.
+  Space space;
+  space.values["tp"] = {"1"};
+  space.values["pp"] = {"2", "4", "8", "16"};
+  space.values["micro-batch"] = {"1"};
+  space.values["schedule"] = {"interleaved"};
+  space.values["recompute"] = {"none"};
+  const Enumeration e = enumerate(small_job(), space);
+  std::map<int, std::vector<int>> chunks;
+  for (const Layout& l : e.candidates) chunks[l.number("pp")].push_back(l.number("chunks"));
+  const std::map<int, std::vector<int>> by_hand = {{2, {2, 4, 8, 16}}, {4, {2, 4, 8}}, {8, {2, 4}}, {16, {2}}};
+  EXPECT_EQ(chunks, by_hand);
+  // Each pp also tried chunks 0, which interleaving refuses; pp 16 with 2 makes 32 stages, as many as layers.
+  EXPECT_EQ(e.excluded.at("chunks: 2 or more for interleaved, the schedule's own (0) else"), 4u);
+  EXPECT_EQ(e.combinations, 4u + 10u);
+}
+
 // The rule a one-layout space breaks.
 std::string rule_of(Job job, std::map<std::string, std::string> axes) {
   Space space;
