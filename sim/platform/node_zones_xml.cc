@@ -52,8 +52,7 @@ void write_group_zone(XmlText& xml, const ClusterSpec& spec, int group) {
 
 std::string node_zones_xml(const ClusterSpec& spec) {
   XmlText xml;
-  write_preamble(xml, spec);
-  xml.line(1, R"(<zone id="cluster" routing="Full">)");
+  write_preamble(xml, spec, "Full");
   for (int group = 0; group < spec.leaf_groups(); ++group) write_group_zone(xml, spec, group);
   for (int group = 0; group < spec.leaf_groups(); ++group)
     xml.line(2, "{}", link_element(uplink_name(group, 0), spec.uplink_bandwidth(group), kLeafUplinkLatency,

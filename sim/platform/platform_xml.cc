@@ -32,11 +32,12 @@ std::string link_element(const std::string& id, double bandwidth, double latency
 std::string up(const std::string& link) { return fmt::format(R"(<link_ctn id="{}" direction="UP"/>)", link); }
 std::string down(const std::string& link) { return fmt::format(R"(<link_ctn id="{}" direction="DOWN"/>)", link); }
 
-void write_preamble(XmlText& xml, const ClusterSpec& spec) {
+void write_preamble(XmlText& xml, const ClusterSpec& spec, std::string_view routing) {
   const Preset& hw = spec.hardware;
   xml.line(0, "<?xml version='1.0'?>");
   xml.line(0, R"(<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">)");
-  xml.line(0, "<!-- {}", gen_command(spec));
+  // The command goes in a property, not here: a comment may not hold "--" (XML 1.0, section 2.5).
+  xml.line(0, "<!-- Written by pipegrid platform gen (the cluster zone's generated_by property is the command):");
   xml.line(0, "     {} nodes of 8 {} ({} bf16, {} bytes), NVLink {} per GPU and direction, PCIe {},", spec.nodes,
            hw.gpu_model, format_speed(hw.gpu_speed), hw.gpu_memory, format_bandwidth(hw.nvlink_bandwidth),
            format_bandwidth(hw.pcie_bandwidth));
@@ -47,6 +48,8 @@ void write_preamble(XmlText& xml, const ClusterSpec& spec) {
   xml.line(1, "<config>");
   for (const auto& [id, value] : kNetworkConfig) xml.line(2, R"(<prop id="{}" value="{}"/>)", id, value);
   xml.line(1, "</config>");
+  xml.line(1, R"(<zone id="cluster" routing="{}">)", routing);
+  xml.line(2, R"(<prop id="generated_by" value="{}"/>)", gen_command(spec));
 }
 
 void write_node(XmlText& xml, const ClusterSpec& spec, int node, int depth) {
@@ -122,8 +125,7 @@ std::string platform_xml(const ClusterSpec& spec) {
   if (spec.zones == ZoneLayout::PerNode) return node_zones_xml(spec);
   const Preset& hw = spec.hardware;
   XmlText xml;
-  write_preamble(xml, spec);
-  xml.line(1, R"(<zone id="cluster" routing="DijkstraCache">)");
+  write_preamble(xml, spec, "DijkstraCache");
   for (int node = 0; node < spec.nodes; ++node) write_node(xml, spec, node, 2);
   for (int group = 0; group < spec.leaf_groups(); ++group) write_leaf_group(xml, spec, group);
   xml.line(2, R"(<router id="{}"/>)", kSpineRouterName);

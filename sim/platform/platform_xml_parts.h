@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 #include "sim/platform/cluster_spec.h"
 
@@ -30,8 +31,9 @@ std::string link_element(const std::string& id, double bandwidth, double latency
 std::string up(const std::string& link);    // <link_ctn id="LINK" direction="UP"/>
 std::string down(const std::string& link);  // … direction="DOWN"
 
-/// The XML declaration, the comment naming the gen command and the numbers, <platform> and <config>.
-void write_preamble(XmlText& xml, const ClusterSpec& spec);
+/// The XML declaration, the comment giving the numbers, <platform>, <config>, and the cluster zone opened
+/// with `routing` and its generated_by property (the gen command).
+void write_preamble(XmlText& xml, const ClusterSpec& spec, std::string_view routing);
 /// Node `node`'s GPU hosts, its NVSwitch router and its links, at `depth`.
 void write_node(XmlText& xml, const ClusterSpec& spec, int node, int depth);
 

@@ -116,8 +116,26 @@ TEST(GeneratorOptions, TheFileNamesTheCommandThatMadeIt) {
   options.oversubscription = 2;
   options.nics_per_node = 4;
   EXPECT_NE(generated_xml("dgx-a100", 3, options)
-                .find("<!-- pipegrid platform gen --preset dgx-a100 --nodes 3 --nics-per-node 4 --oversubscription 2\n"),
+                .find(R"(<prop id="generated_by" value="pipegrid platform gen --preset dgx-a100 --nodes 3 )"
+                      R"(--nics-per-node 4 --oversubscription 2"/>)"),
             std::string::npos);
+}
+
+// XML 1.0 (section 2.5) forbids "--" inside a comment: Python's and libxml2's parsers refuse such a file.
+TEST(GeneratorOptions, NoCommentHoldsTwoHyphens) {
+  ClusterOptions options;
+  options.nics_per_node = 1;
+  options.oversubscription = 2;
+  for (const std::string& xml : {generated_xml("dgx-a100", 3, options), generated_xml("h800", 2, ClusterOptions{})}) {
+    std::size_t comments = 0;
+    for (std::size_t open = xml.find("<!--"); open != std::string::npos; open = xml.find("<!--", open + 4)) {
+      const std::size_t close = xml.find("-->", open + 4);
+      ASSERT_NE(close, std::string::npos);
+      EXPECT_EQ(xml.substr(open + 4, close - open - 4).find("--"), std::string::npos) << xml.substr(open, close - open);
+      ++comments;
+    }
+    EXPECT_GT(comments, 1u);
+  }
 }
 
 TEST(GeneratorOptions, BadOptionsAreOneLineNamingTheFlag) {

@@ -1,7 +1,9 @@
 // `pipegrid simulate` given bad input: one line naming the input and the rule, exit 2, before
 // SimGrid starts — the options' rules and a platform file's mistakes, named by file and line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -121,7 +123,10 @@ TEST(SimulateCli, ABrokenPlatformFileIsNamedByLine) {
                                             std::regex_constants::format_first_only);
   auto r = run_pipegrid("simulate --platform " + zero + kJob);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipegrid: error: " + zero + ":75: link node0-gpu0-nvlink: bandwidth must be positive, got 0GBps\n");
+  // The line of the broken link, counted in the text.
+  const auto line = 1 + std::count(xml.begin(), xml.begin() + xml.find(R"(<link id="node0-gpu0-nvlink")"), '\n');
+  EXPECT_EQ(r.err, fmt::format("pipegrid: error: {}:{}: link node0-gpu0-nvlink: bandwidth must be positive, got 0GBps\n",
+                               zero, line));
 
   const std::string malformed = dir + "/malformed.xml";
   std::ofstream(malformed) << xml.substr(0, xml.find("</zone>"));
