@@ -21,6 +21,10 @@ PLATFORM = os.path.join(ROOT, "platforms", "superpod-a100-384node.xml")
 # What the 2021 software did, the same for every layout the plan tries (experiments/megatron-table1).
 SOFTWARE = ["--scatter-gather", "--gradient-bytes", "2", "--optimizer-bytes", "50", "--grad-accumulation", "separate",
             "--tp-comm", "analytic", "--dp-comm", "flow"]
+# Gradients reduced in BF16 where NeMo's recipe says so (optim.grad_sync_dtype: bf16, NVIDIA/NeMo-Framework-Launcher
+# launcher_scripts/conf/training/nemotron/nemotron_340b.yaml); the others keep the FP32 default. Applied to the
+# plan and the published layout alike.
+GRADIENTS = {"340": ["--gradient-bytes", "2"]}
 KEY = ["tp", "pp", "dp", "cp", "ep", "micro_batch", "schedule", "chunks", "recompute"]
 sys.path.insert(0, os.path.join(ROOT, "experiments", "h100-recipes"))
 import recipes  # noqa: E402  (NVIDIA's H100 rows and the flags that describe them)
@@ -69,9 +73,10 @@ def h100_cases(wanted):
         key = (tp, pp, dp, cp, int(row["ep"] or 1), int(row["micro_batch"]), schedule, chunks if chunks > 1 else 0,
                recompute)
         model = recipes.MODELS[row["params_b"]] + ["--layers", row["layers"], "--seq", row["seq"], "--flash-attention"]
+        model += GRADIENTS.get(row["params_b"], [])
         plan = ["--preset", "dgx-h100", "--nodes", str(max(1, int(row["gpus"]) // 8)), "--global-batch",
                 row["global_batch"], "--space", "tp-comm-overlap=off,on", "--memory", "80"]
-        yield name, plan + model, key, recipes.arguments(row)
+        yield name, plan + model, key, recipes.arguments(row) + GRADIENTS.get(row["params_b"], [])
 
 
 def main():
