@@ -127,8 +127,11 @@ ComputeCosts resolve_compute(const ModelSpec& spec, int gradient_bytes, const st
                                  "fp8_tensor_flops); run it in bf16",
                                  gpu.name, gpu.key));
   // NVIDIA's tables give an FP8 run's MFU against the FP8 dense peak: the job's speed scaled by the
-  // GPU file's FP8/BF16 ratio.
-  if (fp8) out.mfu_peak_scale = gpu.fp8_tensor_flops / gpu.tensor_flops;
+  // GPU file's FP8/BF16 ratio. A --gpu-file GPU is not the platform's: MFU is against its own peak.
+  const double peak = fp8 ? gpu.fp8_tensor_flops : gpu.tensor_flops;
+  if (!compute.gpu_file.empty() && reference_speed > 0) out.mfu_peak_scale = peak / reference_speed;
+  else if (fp8) out.mfu_peak_scale = gpu.fp8_tensor_flops / gpu.tensor_flops;
+  if (fp8 || !compute.gpu_file.empty()) out.mfu_peak_precision = fp8 ? "fp8" : "bf16";
   const model::KernelOptions options{.flash_attention = spec.flash_attention,
                                      .fused_grad_accumulation = compute.fused_grad_accumulation,
                                      .gradient_bytes = gradient_bytes,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "sim/model/compute_model.h"
@@ -21,6 +22,7 @@ struct ComputeCosts {
   nlohmann::json echo;                    // summary.json's options.model.compute
   int sms = 0;                            // the kernel model's GPU's SMs; 0 with --compute-efficiency
   double mfu_peak_scale = 1;              // MFU's peak over the job's speed: FP8 over BF16 under --precision fp8
+  std::string mfu_peak_precision;         // the peak's precision when it is not the job's speed ("fp8", "bf16")
 };
 
 struct StageLayoutView {

@@ -37,8 +37,8 @@ nlohmann::json model_metrics(const ResolvedRun& run, double step, bool flash_att
                             {"tflops_per_gpu", hardware / gpus / makespan / 1e12},
                             {"mfu", useful / gpus / makespan / peak},
                             {"samples_per_second", static_cast<double>(global_batch) / makespan}};
-  // As NVIDIA's tables give it: an FP8 run's MFU against the FP8 dense peak (a bf16 run's as before).
-  if (run.mfu_peak_scale != 1) metrics["mfu_peak_flops"] = {{"precision", "fp8"}, {"flops", peak}};
+  // As NVIDIA's tables give it: an FP8 run's MFU against the FP8 dense peak; a --gpu-file GPU's against its own.
+  if (!run.mfu_peak_precision.empty()) metrics["mfu_peak_flops"] = {{"precision", run.mfu_peak_precision}, {"flops", peak}};
   return metrics;
 }
 

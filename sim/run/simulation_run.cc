@@ -148,6 +148,7 @@ void price_model(const RunSpec& spec, const platform::PlatformFacts& facts, Reso
   }
   run.layer_split = layer_split_json(m.layer_split, layers, seconds);
   run.mfu_peak_scale = compute.mfu_peak_scale;
+  run.mfu_peak_precision = compute.mfu_peak_precision;
   run.compute_breakdown = std::move(compute.breakdown);
   run.compute_echo = std::move(compute.echo);
   run.memory = std::move(memory);

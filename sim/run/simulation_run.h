@@ -40,7 +40,9 @@ struct ResolvedRun {
   std::optional<MemoryPlan> memory;   // with a model
   std::vector<double> rank_capacity;  // the smallest GPU memory among each pipeline rank's GPUs
   double peak_flops = 0;              // median speed of the job's GPUs (dense bf16)
-  double mfu_peak_scale = 1;          // MFU is against peak_flops × this: the FP8 peak under --precision fp8
+  double mfu_peak_scale = 1;          // MFU is against peak_flops × this: the FP8 peak under --precision fp8,
+                                      // a --gpu-file GPU's own peak
+  std::string mfu_peak_precision;     // that peak's precision when it is not peak_flops; "" when it is
   nlohmann::json echo;               // summary.json's inputs (simulation_echo.h)
   nlohmann::json compute_breakdown;  // what each stage's kernels cost (summary.json); null without a model
   nlohmann::json compute_echo;       // how they were priced, for the echo; null without a model

@@ -176,6 +176,13 @@ TEST(SimulateCli, AGpuFileOfTheUsersOwn) {
       EXPECT_NEAR(kernel[12].get<double>(), 4 * 2.0 * 128 * 128 * 1024 * 54 / 156e12, 1e-15);
     }
   EXPECT_EQ(qkv, 1);
+  // MFU is against the file's GPU (156 TFLOP/s), not the platform's A100 hosts (312): with no
+  // recomputation the model's FLOPs are the hardware's, so MFU × 156e12 is the achieved FLOP/s.
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["mfu_peak_flops"]["flops"], 156e12);
+  EXPECT_EQ(summary["mfu_peak_flops"]["precision"], "bf16");
+  EXPECT_NEAR(summary["mfu"].get<double>() * 156e12, summary["tflops_per_gpu"].get<double>() * 1e12,
+              1e-9 * summary["tflops_per_gpu"].get<double>() * 1e12);
   // Text that Debian's toml++ would read with undefined behaviour is refused before it parses.
   const std::string hostile = dir + "/hostile.toml";
   std::ofstream(hostile) << "sms = 1\u00e9\n";
