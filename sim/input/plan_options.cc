@@ -35,7 +35,7 @@ std::vector<OptionSpec> plan_options() {
     {.flag = "tokens", .section = "plan", .commands = {Plan}, .type = Number, .bounds = interval(0, true, 1e18, false),
      .help = "tokens to train on: adds days and GPU-hours to the table"},
     {.flag = "out", .section = "plan", .commands = {Plan}, .type = Text,
-     .help = "DIR: plan.csv, best.toml, simulate.toml and the simulated runs", .required = {Plan}},
+     .help = "DIR: plan.csv, best.toml, simulate.toml and the simulated runs", .required = {Plan}, .names_path = true},
     {.flag = "jobs", .section = "plan", .commands = {Plan}, .type = Integer, .bounds = at_least(1, 4096),
      .help = "estimates and simulations at once (default: one per core)"},
     {.flag = "report", .section = "plan", .commands = {Plan}, .type = Flag, .default_text = "false",

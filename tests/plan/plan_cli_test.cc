@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,13 @@ TEST(PlanCli, APlanFileIsReadThroughTheSchemaAndFlagsOverrideIt) {
   const auto unknown = run_pipegrid("plan " + dir + "/bad.toml --out " + dir + "/out");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("[plan] what: unknown key"), std::string::npos) << unknown.err;
+  // [plan] out, like every path in the file, is taken from the file's folder, wherever the plan runs.
+  std::ofstream(dir + "/out.toml") << "[model]\nname = \"gpt-1.7b\"\n[platform]\npreset = \"dgx-a100\"\nnodes = 1\n"
+                                      "[plan]\nglobal_batch = 16\ntop = 1\ngpus = \"4\"\nout = \"from-file\"\n"
+                                      "space = [\"schedule=1f1b\", \"recompute=none\", \"micro-batch=1\", \"tp=1\"]\n";
+  const auto from_root = run_pipegrid("--help >/dev/null; cd / && " PIPEGRID_BINARY " plan " + dir + "/out.toml");
+  ASSERT_EQ(from_root.exit_code, 0) << from_root.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/from-file/plan.csv"));
 }
 
 // Files named relative to where the plan runs: its simulations (DIR/simulate.toml, read from DIR) and
