@@ -168,6 +168,11 @@ model::Transformer transformer_of(const OptionValues& v) {
         fmt::format("--seq: required with --hf-config {}: a config.json gives the longest context "
                     "(max_position_embeddings), not the sequence a run trains with",
                     v.text("hf-config")));
+  // A preset's or config's grouped-query attention made latent by --kv-lora-rank: name the flag given.
+  if (v.has("kv-lora-rank") && !v.has("kv-heads") && m.kv_heads && *m.kv_heads != m.heads)
+    throw InputError(fmt::format("--kv-lora-rank {}: {} has grouped-query attention ({} key-value heads for {} query "
+                                 "heads); multi-head latent attention has one per query head: add --kv-heads {}",
+                                 m.mla.kv_lora_rank, m.name, *m.kv_heads, m.heads, m.heads));
   if (!v.has("model") && !v.has("hf-config"))
     for (const char* flag : {"layers", "hidden", "heads", "seq", "vocab"})
       if (!v.has(flag))

@@ -182,6 +182,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadModel{"LatentAttentionWithoutItsLatent",
                  "--layers 2 --hidden 1024 --heads 16 --seq 1024 --vocab 50304 --qk-nope-head-dim 64 --v-head-dim 64",
                  "--kv-lora-rank 0: must be positive"},
+        BadModel{"LatentAttentionOnAGroupedQueryPreset", "--model llama3.1-8b --kv-lora-rank 512",
+                 "--kv-lora-rank 512: llama3.1-8b has grouped-query attention (8 key-value heads for 32 query heads); "
+                 "multi-head latent attention has one per query head: add --kv-heads 32"},
         BadModel{"ANegativeRank", "--model llama3.1-8b --q-lora-rank -1", "--q-lora-rank -1: must not be negative"},
         BadModel{"TooManyParameters", "--layers 100000 --hidden 1048576 --heads 16 --seq 1024 --vocab 50304",
                  "--layers 100000 --hidden 1048576: a model of 1.32e+18 parameters; pipegrid counts up to 1e+15"}),
