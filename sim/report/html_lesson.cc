@@ -20,7 +20,7 @@ std::string lesson_html(const nlohmann::json& lesson) {
       out += fmt::format("<div class=\"part {}\"><h3>{}</h3>\n{}</div>\n", style, heading, paragraphs(*text));
   }
   if (const auto source = text_field(lesson, "source"))
-    out += "<p class=\"source\"><b>Source:</b> " + escape(*source) + "</p>\n";
+    out += "<p class=\"source\"><b>Source:</b> " + inline_text(*source) + "</p>\n";
   if (const auto name = text_field(lesson, "name"))
     out += "<p class=\"note\">Lesson <code>" + escape(*name) + "</code>: <code>pipegrid pitfalls " + escape(*name) +
            " --out DIR --report</code> runs it again.</p>\n";

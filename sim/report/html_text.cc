@@ -23,9 +23,6 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-namespace {
-
-// One paragraph's text, escaped, with `code` spans; an unpaired backtick stays a backtick.
 std::string inline_text(std::string_view text) {
   std::string out;
   std::size_t at = 0;
@@ -41,8 +38,6 @@ std::string inline_text(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string paragraphs(std::string_view text) {
   std::string out, paragraph, code;

@@ -10,6 +10,9 @@ namespace pipegrid::report {
 /// `text` safe inside an element or a quoted attribute: & < > " ' replaced by their entities.
 std::string escape(std::string_view text);
 
+/// One line or paragraph's text, escaped, with `code` spans as <code>; an unpaired backtick stays.
+std::string inline_text(std::string_view text);
+
 /// Paragraphs separated by blank lines, each as <p>…</p> (single newlines join the lines), escaped;
 /// `code` spans become <code>; a ``` fence becomes a <pre> of its lines as written (a command and
 /// its output, in a lesson's "What you see").

@@ -134,12 +134,13 @@ TEST(ReportCli, ALessonsTextIsEscapedAndAPitfallsPageShowsBothRuns) {
   std::ofstream(dir + "/broken/lesson.json")
       << R"({"name": "rendezvous-1f1b", "title": "1F1B with <rendezvous> sends", "what_you_see": "exit 3",
              "why": "Both send first.\n\nA `send` waits <script>alert(1)</script>.", "fix": "--p2p async",
-             "source": "PyTorch"})";
+             "source": "PyTorch `schedules.py`, <b>"})";
   const std::string page = report_of(dir);
   EXPECT_NE(page.find("<title>1F1B with &lt;rendezvous&gt; sends</title>"), std::string::npos);
   EXPECT_NE(page.find("<p>Both send first.</p>\n<p>A <code>send</code> waits &lt;script&gt;alert(1)&lt;/script&gt;.</p>"),
             std::string::npos);
   EXPECT_EQ(count(page, "<script"), 0u);
+  EXPECT_NE(page.find("<b>Source:</b> PyTorch <code>schedules.py</code>, &lt;b&gt;</p>"), std::string::npos);
   EXPECT_NE(page.find("<h2>Broken: deadlock at t = 4.002 s</h2>"), std::string::npos);
   const auto fixed = nlohmann::json::parse(read_file(dir + "/fixed/summary.json"));
   EXPECT_NE(page.find(fmt::format("<h2>Fixed: makespan {:.10g} s", fixed["makespan"].get<double>())), std::string::npos);
