@@ -4,7 +4,8 @@ the published layout's contention-free estimate, the best estimate of any schedu
 shape (its tp, pp, dp, cp, ep, micro-batch and recomputation), and the plan's best estimate. The first
 step is the schedule's part of the gain, the second the shape's. Usage:
     experiments/plan-vs-published/explain.py OUT [--source table1|h100]
-Prints a Markdown table (estimates, not simulations: every candidate has one)."""
+Prints two Markdown tables: the rows as run.py wrote them, and the split (estimates, not simulations:
+every candidate has one)."""
 import argparse
 import os
 
@@ -41,12 +42,33 @@ def percent(a, b):
     return f"{100 * (a / b - 1):+.1f} %" if a is not None and b is not None and pd.notna(a) and pd.notna(b) else "–"
 
 
+def place(value, simulated):
+    """'3rd' style; 11th of 10 simulated is '11th+': slower than all the plan simulated."""
+    if value == "" or pd.isna(value):
+        return "not a candidate"
+    n = int(value)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}{'+' if simulated and n > 10 else ''}"
+
+
+def results_table(rows):
+    print("| row | published (tp pp dp cp ep mb, schedule) | its step | plan's best | its step | plan / published − 1 "
+          "| published's place by estimate | simulated |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows.itertuples():
+        print(f"| {r.name} | {r.published} | {r.published_step_s:.3f} s | {r.plan_best} | {r.plan_best_step_s:.3f} s "
+              f"| {100 * r.plan_over_published:+.1f} % | {place(r.published_estimated_place, False)} of {r.candidates} "
+              f"| {place(r.published_simulated_place, True)} |")
+    print()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("out")
     p.add_argument("--source", choices=["table1", "h100"], default="h100")
     a = p.parse_args()
-    rows = pd.read_csv(os.path.join(a.out, f"{a.source}.csv"))
+    rows = pd.read_csv(os.path.join(a.out, f"{a.source}.csv"), keep_default_na=False)
+    results_table(rows)
     print("| row | published | estimate | best schedule on its shape | vs published | plan's best by estimate "
           "| vs that |")
     print("|---|---|---|---|---|---|---|")
