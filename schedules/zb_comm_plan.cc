@@ -4,6 +4,8 @@
 // (scheduler/communication.py), every comm node its own isend or irecv (runtime.py), a receive waited
 // before its consumer and a send never. docs/schedules.md, "The zero-bubble comm plan".
 #include <algorithm>
+#include <iterator>
+#include <list>
 #include <optional>
 #include <vector>
 
@@ -39,10 +41,14 @@ struct Pair {
   std::size_t send_index = 0;  // the SEND's position in its list once every SEND is in (send_index_map)
 };
 
-std::size_t find_node(const std::vector<Node>& list, std::size_t from, auto match) {
-  for (std::size_t k = from; k < list.size(); ++k)
-    if (match(list[k])) return k;
-  return list.size();
+// A rank's list: a linked list, as the repo's Python list is spliced in the middle at every SEND and
+// RECV (a vector's inserts made lowering quadratic in the micro-batches: half of a 512-GPU plan's
+// estimates, perf 2026-12-08). Positions are iterators; a cursor past the end stays at the end.
+using NodeList = std::list<Node>;
+using NodeAt = NodeList::iterator;
+
+NodeAt find_node(NodeList& list, NodeAt from, auto match) {
+  return std::find_if(from, list.end(), match);
 }
 
 }  // namespace
@@ -58,13 +64,14 @@ void lower_zb(Schedule& s) {
   const Timing timing = time_schedule(s, ActionTimes{1000, 2000, 1000, std::nullopt}, {1, true});
   if (timing.stall) throw InputError(fmt::format("lower {} with the zb plan: the compute order deadlocks", s.name));
 
-  std::vector<std::vector<Node>> lists(s.ranks);
+  std::vector<NodeList> lists(s.ranks);
+  std::vector<std::vector<NodeAt>> op_node(s.ranks);  // each compute op's node, which never moves
   const ResultIndex index(s.num_stages(), s.microbatches);
   std::vector<std::size_t> producer(index.size(), 0);  // the op that makes each result, on its rank
   for (int rank = 0; rank < s.ranks; ++rank)
     for (std::size_t pos = 0; pos < s.programs[rank].size(); ++pos) {
       const OpSpan& span = timing.spans[rank][pos];
-      lists[rank].push_back({std::nullopt, pos, span.start, span.end});
+      op_node[rank].push_back(lists[rank].insert(lists[rank].end(), Node{std::nullopt, pos, span.start, span.end}));
       const Op& op = s.programs[rank][pos];
       for (int i = 0; i < op.size(); ++i)
         if (const auto out = output_of(op[i])) producer[index(*out)] = pos;
@@ -86,15 +93,17 @@ void lower_zb(Schedule& s) {
         const double time = timing.spans[sender][made].end;
         pairs.push_back({sender, rank, time, pos, send_of(*in), receive_of(s.layout, *in)});
         auto& list = lists[sender];
-        std::size_t at = find_node(list, 0, [&](const Node& n) { return !n.comm && n.op == made; }) + 1;
-        at = find_node(list, at, [&](const Node& n) { return n.start >= time; });
-        list.insert(list.begin() + static_cast<std::ptrdiff_t>(at),
-                    Node{pairs.back().send, 0, time, time, static_cast<int>(pairs.size() - 1)});
+        const NodeAt at = find_node(list, std::next(op_node[sender][made]), [&](const Node& n) { return n.start >= time; });
+        list.insert(at, Node{pairs.back().send, 0, time, time, static_cast<int>(pairs.size() - 1)});
       }
     }
-  for (std::size_t id = 0; id < pairs.size(); ++id)
-    pairs[id].send_index =
-        find_node(lists[pairs[id].sender], 0, [&](const Node& n) { return n.pair == static_cast<int>(id); });
+  for (NodeList& list : lists) {
+    std::size_t k = 0;
+    for (const Node& n : list) {
+      if (n.pair >= 0) pairs[n.pair].send_index = k;
+      ++k;
+    }
+  }
 
   // insert_recv_nodes' sort (301-314): two pairs from one device in that device's list order, from
   // two devices by the send's time, ties kept in insert order (a stable sort). Sorted by time, then
@@ -116,21 +125,24 @@ void lower_zb(Schedule& s) {
   // its last RECV, or its last SEND (323-327). The RECV goes at the first node from there that
   // completes at or after the send's time (the compute still running when the message leaves), is
   // the consumer, or is a SEND (358-363); the repo asserts the consumer comes later (368-369).
-  std::vector<std::size_t> start(s.ranks, 0);
+  std::vector<NodeAt> start(s.ranks);
+  for (int rank = 0; rank < s.ranks; ++rank) start[rank] = lists[rank].begin();
   for (const int id : order) {
     const Pair& pair = pairs[id];
-    start[pair.sender] =
-        find_node(lists[pair.sender], start[pair.sender], [&](const Node& n) { return n.pair == id; }) + 1;
+    const NodeAt sent = find_node(lists[pair.sender], start[pair.sender], [&](const Node& n) { return n.pair == id; });
+    start[pair.sender] = sent == lists[pair.sender].end() ? sent : std::next(sent);
     auto& list = lists[pair.receiver];
     const auto is_consumer = [&](const Node& n) { return !n.comm && n.op == pair.consumer; };
-    const std::size_t at = find_node(list, start[pair.receiver], [&](const Node& n) {
+    const NodeAt at = find_node(list, start[pair.receiver], [&](const Node& n) {
       return pair.time <= n.end || is_consumer(n) || (n.comm && is_send(n.comm->kind));
     });
-    if (find_node(list, at, is_consumer) == list.size())
+    // The consumer is at or after `at` when the first compute op from there is not past it: the
+    // compute nodes keep their program order.
+    const NodeAt next_op = find_node(list, at, [](const Node& n) { return !n.comm; });
+    if (next_op == list.end() || next_op->op > pair.consumer)
       throw InputError(fmt::format("lower {} with the zb plan: rank {} cannot receive {} before op {} reads it", s.name,
                                    pair.receiver, to_string(pair.recv), pair.consumer));
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), Node{pair.recv, 0, pair.time, pair.time, id});
-    start[pair.receiver] = at + 1;
+    start[pair.receiver] = std::next(list.insert(at, Node{pair.recv, 0, pair.time, pair.time, id}));
   }
 
   // Each comm node is posted where it stands and waited at its use.
