@@ -275,6 +275,7 @@ ContentionFree ContentionFreeSession::step(const SimulationInput& input) {
   std::vector<sg4::Host*> hosts = job_hosts(engine, input);
   Network network(hosts, input.link_window, false, false);
   connect_network(network, engine, input, hosts, rails);
+  network.routes().freeze_bandwidths();
 
   Pricer pricer(input, network, hosts);
   ContentionFree out;

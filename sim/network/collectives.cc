@@ -74,12 +74,7 @@ double ring_allreduce_seconds(Network& network, const std::vector<int>& group, d
   if (phases != RingPhases::AllReduce) return ring_allreduce_seconds(network, group, bytes) / 2;
   // One ring carrying `share`: its narrowest hop's bandwidth and largest hop's latency.
   const auto ring_seconds = [&](const std::vector<int>& ring, double share) {
-    double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;
-    for (int i = 0; i < n; ++i) {
-      const auto [bw, lat] = network.routes().collective_bandwidth_and_latency(ring[i], ring[(i + 1) % n]);
-      bandwidth = std::min(bandwidth, bw);
-      latency = std::max(latency, lat);
-    }
+    const auto [bandwidth, latency] = network.routes().ring_bandwidth_and_latency(ring);
     return 2.0 * (n - 1) / n * share / bandwidth + 2.0 * (n - 1) * latency;
   };
   Rails* rails = network.routes().rails();

@@ -153,4 +153,18 @@ std::pair<double, double> RouteTable::collective_bandwidth_and_latency(int src_g
   return {in_one_node(src_gpu, dst_gpu) ? bandwidth * nvlink_efficiency_ : bandwidth, latency};
 }
 
+std::pair<double, double> RouteTable::ring_bandwidth_and_latency(const std::vector<int>& ring) {
+  if (frozen_)
+    if (const auto known = ring_views_.find(ring); known != ring_views_.end()) return known->second;
+  double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;
+  const std::size_t n = ring.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto [bw, lat] = collective_bandwidth_and_latency(ring[i], ring[(i + 1) % n]);
+    bandwidth = std::min(bandwidth, bw);
+    latency = std::max(latency, lat);
+  }
+  if (frozen_) ring_views_.emplace(ring, std::pair{bandwidth, latency});
+  return {bandwidth, latency};
+}
+
 }  // namespace pipegrid::sim

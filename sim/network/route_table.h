@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <simgrid/s4u/Host.hpp>
 #include <utility>
@@ -39,6 +40,12 @@ class RouteTable {
   std::pair<double, double> bottleneck_and_latency(int src_gpu, int dst_gpu);
   /// The same for a NCCL collective's hop: the bottleneck times the NVLink efficiency inside a node.
   std::pair<double, double> collective_bandwidth_and_latency(int src_gpu, int dst_gpu);
+  /// A ring's narrowest hop (collective bandwidth) and its largest hop latency, each hop ring[i] →
+  /// ring[i + 1], the last back to ring[0].
+  std::pair<double, double> ring_bandwidth_and_latency(const std::vector<int>& ring);
+  /// No simulated time will pass (the contention-free engine): each link keeps its declared bandwidth,
+  /// so a ring's view is found once and kept — every replica prices the same data-parallel rings.
+  void freeze_bandwidths() { frozen_ = true; }
   /// The latency a flow pays: its route's, times the network model's latency factor.
   double effective_latency(int src_gpu, int dst_gpu) { return entry(src_gpu, dst_gpu).latency * latency_factor_; }
   void set_latency_factor(double factor) { latency_factor_ = factor; }
@@ -80,6 +87,8 @@ class RouteTable {
   const FoldMap& fold_;
   // By source GPU: each GPU talks to a handful of peers, so a short scan beats hashing.
   std::vector<std::vector<std::pair<int, std::unique_ptr<RouteEntry>>>> routes_;
+  bool frozen_ = false;
+  std::map<std::vector<int>, std::pair<double, double>> ring_views_;  // when frozen
   double latency_factor_ = 1;
   double nvlink_efficiency_ = 1;
   std::vector<int> node_of_gpu_;
