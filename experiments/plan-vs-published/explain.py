@@ -12,7 +12,6 @@ import os
 import pandas as pd
 
 SHAPE = ["tp", "pp", "dp", "cp", "ep", "micro_batch", "recompute"]
-KEY = SHAPE[:6] + ["schedule", "chunks", "recompute"]
 
 
 def layout_text(row):
